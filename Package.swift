@@ -1,0 +1,44 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Timbre: a real-time audio effects library and host.
+// Module graph (one direction of dependency):
+//   CSndFile, CJack, CFFTW, CTimbreSupport  ->  TimbreDSP  ->  TimbreEngine  ->  TimbreFile, TimbreJack  ->  timbre
+let package = Package(
+    name: "Timbre",
+    products: [
+        .library(name: "TimbreDSP", targets: ["TimbreDSP"]),
+        .library(name: "TimbreEngine", targets: ["TimbreEngine"]),
+        .library(name: "TimbreFile", targets: ["TimbreFile"]),
+        .library(name: "TimbreJack", targets: ["TimbreJack"]),
+        .executable(name: "timbre", targets: ["timbre"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CJack", pkgConfig: "jack",
+                       providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
+                       providers: [.apt(["libfftw3-dev"])]),
+        .target(name: "CTimbreSupport"),
+        .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
+        .target(name: "TimbreEngine", dependencies: ["TimbreDSP"]),
+        .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
+        .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport"]),
+        .executableTarget(name: "timbre", dependencies: [
+            "TimbreEngine", "TimbreFile", "TimbreJack",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "RenderChainExample", dependencies: ["TimbreEngine", "TimbreFile"],
+                          path: "Examples/RenderChain"),
+        .executableTarget(name: "PrintBandsExample", dependencies: ["TimbreEngine"],
+                          path: "Examples/PrintBands"),
+        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP"]),
+        .testTarget(name: "TimbreEngineTests", dependencies: ["TimbreEngine"]),
+        .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile"]),
+        .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile"]),
+    ]
+)

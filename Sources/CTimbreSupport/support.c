@@ -1,0 +1,16 @@
+#include "CTimbreSupport.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define TIMBRE_FTZ_DAZ 0x8040u /* FTZ (bit 15) | DAZ (bit 6) */
+unsigned int timbre_enable_ftz_daz(void) {
+    unsigned int old = _mm_getcsr();
+    _mm_setcsr(old | TIMBRE_FTZ_DAZ);
+    return old;
+}
+void timbre_restore_mxcsr(unsigned int mxcsr) { _mm_setcsr(mxcsr); }
+int timbre_ftz_daz_enabled(void) { return (_mm_getcsr() & TIMBRE_FTZ_DAZ) == TIMBRE_FTZ_DAZ; }
+#else
+unsigned int timbre_enable_ftz_daz(void) { return 0; }
+void timbre_restore_mxcsr(unsigned int mxcsr) { (void)mxcsr; }
+int timbre_ftz_daz_enabled(void) { return 0; }
+#endif

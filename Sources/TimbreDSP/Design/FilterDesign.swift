@@ -1,0 +1,110 @@
+import Foundation
+
+/// The response families Timbre designs.
+public enum FilterType: String, Sendable, CaseIterable, Codable {
+    case highPass = "highpass", lowPass = "lowpass"
+    case peak, lowShelf = "lowshelf", highShelf = "highshelf"
+    case notch, bandPass = "bandpass", allPass = "allpass"
+
+    /// Whether `gainDB` is meaningful for this type.
+    public var hasGain: Bool { self == .peak || self == .lowShelf || self == .highShelf }
+}
+
+/// How a digital section approximates its analog prototype.
+public enum DesignMethod: String, Sendable, CaseIterable, Codable {
+    /// Matched to the analog magnitude up to Nyquist (``MatchedDesign``). Default.
+    case matched
+    /// RBJ cookbook bilinear transform (``BilinearDesign``): exact at f0, cramped near Nyquist.
+    case bilinear
+}
+
+/// A complete description of one filter: type, frequency, gain, Q or Butterworth slope, and design.
+///
+/// For `highpass`/`lowpass`, `slopeDBPerOctave` of 12, 24, 36 or 48 gives a Butterworth
+/// cascade of 1–4 sections with per-section Q `1 / (2 cos((2k−1)π / 2N))`, k = 1…N/2
+/// (N the order); `q` instead gives one section with that Q (TheAmazingAudioEngine's
+/// AEHighPassFilter). Notch, band-pass and all-pass use the RBJ design in both modes:
+/// their centre is exact by pre-warping and they have no gain to cramp.
+public struct FilterDesign: Sendable, Equatable {
+    public var type: FilterType
+    public var frequencyHz: Double
+    public var gainDB: Double
+    public var q: Double
+    /// Butterworth slope for high/low-pass; nil means a single section with `q`.
+    public var slopeDBPerOctave: Int?
+    public var method: DesignMethod
+
+    public init(type: FilterType, frequencyHz: Double, gainDB: Double = 0, q: Double = 1 / 2.0.squareRoot(),
+                slopeDBPerOctave: Int? = nil, method: DesignMethod = .matched) {
+        self.type = type; self.frequencyHz = frequencyHz; self.gainDB = gainDB; self.q = q
+        self.slopeDBPerOctave = slopeDBPerOctave; self.method = method
+    }
+
+    /// Per-section Q values of an even-order Butterworth filter.
+    public static func butterworthQs(order: Int) -> [Double] {
+        precondition(order >= 2 && order % 2 == 0, "Butterworth order must be even")
+        return (1...(order / 2)).map { k in 1 / (2 * cos(Double(2 * k - 1) * Double.pi / Double(2 * order))) }
+    }
+
+    /// The analog prototype sections this design approximates (normalised to ω0).
+    public var prototypes: [AnalogBiquad] {
+        switch type {
+        case .highPass, .lowPass:
+            let qs = slopeDBPerOctave.map { Self.butterworthQs(order: $0 / 6) } ?? [q]
+            return qs.map { type == .highPass ? AnalogBiquad.highPass(q: $0) : AnalogBiquad.lowPass(q: $0) }
+        case .peak: return [.peak(gainDB: gainDB, q: q)]
+        case .lowShelf: return [.lowShelf(gainDB: gainDB, q: q)]
+        case .highShelf: return [.highShelf(gainDB: gainDB, q: q)]
+        case .notch: return [.notch(q: q)]
+        case .bandPass: return [.bandPass(q: q)]
+        case .allPass: return [.allPass(q: q)]
+        }
+    }
+
+    /// The analog prototype's magnitude in dB at `hz` (the reference the designs approximate).
+    public func analogMagnitudeDB(at hz: Double) -> Double {
+        prototypes.reduce(0) { $0 + 10 * log10($1.magnitudeSquared(normalizedFrequency: hz / frequencyHz)) }
+    }
+
+    /// Digital second-order sections at `sampleRate`. A bell or shelf at 0 dB yields no section.
+    public func sections(sampleRate fs: Double) -> [BiquadCoefficients] {
+        let f0 = frequencyHz
+        let w0 = 2 * Double.pi * f0 / fs
+        switch type {
+        case .highPass, .lowPass:
+            let qs = slopeDBPerOctave.map { Self.butterworthQs(order: $0 / 6) } ?? [q]
+            return qs.map { sq in
+                let bilinear = type == .highPass
+                    ? BilinearDesign.highPass(frequencyHz: f0, q: sq, sampleRate: fs)
+                    : BilinearDesign.lowPass(frequencyHz: f0, q: sq, sampleRate: fs)
+                guard method == .matched else { return bilinear }
+                let proto: AnalogBiquad = type == .highPass ? .highPass(q: sq) : .lowPass(q: sq)
+                let matched = type == .highPass
+                    ? MatchedDesign.highPass(q: sq, omega0: w0)
+                    : MatchedDesign.threePoint(proto, omega0: w0)
+                guard let m = matched, m.isStable else { return bilinear }
+                // At low ω0 both agree closely; keep whichever is closer to the prototype.
+                return MatchedDesign.worstErrorDB(m, proto, omega0: w0, sampleRate: fs)
+                    <= MatchedDesign.worstErrorDB(bilinear, proto, omega0: w0, sampleRate: fs) ? m : bilinear
+            }
+        case .peak, .lowShelf, .highShelf:
+            if gainDB == 0 { return [] }
+            if method == .bilinear {
+                switch type {
+                case .peak: return [BilinearDesign.peak(frequencyHz: f0, gainDB: gainDB, q: q, sampleRate: fs)]
+                case .lowShelf: return [BilinearDesign.lowShelf(frequencyHz: f0, gainDB: gainDB, q: q, sampleRate: fs)]
+                default: return [BilinearDesign.highShelf(frequencyHz: f0, gainDB: gainDB, q: q, sampleRate: fs)]
+                }
+            }
+            // Design the boost; a cut is its exact inverse (boost followed by cut is flat).
+            let boost = abs(gainDB)
+            let proto: AnalogBiquad = type == .peak ? .peak(gainDB: boost, q: q)
+                : type == .lowShelf ? .lowShelf(gainDB: boost, q: q) : .highShelf(gainDB: boost, q: q)
+            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs)
+            return [gainDB > 0 ? c : c.inverse]
+        case .notch: return [BilinearDesign.notch(frequencyHz: f0, q: q, sampleRate: fs)]
+        case .bandPass: return [BilinearDesign.bandPass(frequencyHz: f0, q: q, sampleRate: fs)]
+        case .allPass: return [BilinearDesign.allPass(frequencyHz: f0, q: q, sampleRate: fs)]
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import TimbreDSP
+
+/// Strict decoder for preset JSON version 1.
+///
+/// Every problem is a ``PresetError`` naming the JSON path, the value and what is allowed:
+/// unknown keys, wrong types, values out of range, missing required fields, wrong versions.
+public enum PresetDecoder {
+    /// Decodes and validates preset JSON.
+    public static func decode(_ data: Data) throws(PresetError) -> Preset {
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw PresetError(path: "", "invalid JSON: \(describe(error))")
+        }
+        return try decode(root)
+    }
+
+    /// Reads and decodes a preset file; errors are prefixed with the file name by callers.
+    public static func decode(contentsOf url: URL) throws -> Preset {
+        let data = try Data(contentsOf: url)
+        return try decode(data)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if case DecodingError.dataCorrupted(let ctx) = error {
+            if let u = ctx.underlyingError as NSError?, let d = u.userInfo[NSDebugDescriptionErrorKey] as? String { return d }
+            return ctx.debugDescription
+        }
+        return String(describing: error)
+    }
+
+    public static func decode(_ root: JSONValue) throws(PresetError) -> Preset {
+        var top = try ObjectReader(root, path: "")
+        let version = try top.required("version").number()
+        guard version == Double(Preset.formatVersion) else {
+            throw PresetError(path: "version", "unsupported version \(JSONValue.number(version).brief) (this Timbre reads version \(Preset.formatVersion))")
+        }
+        let name = try top.required("name").string()
+        let description = try top.optional("description")?.string()
+        let chainField = try top.required("chain")
+        let items = try chainField.array()
+        var chain: [NodeSpec] = []
+        for (i, item) in items.enumerated() {
+            chain.append(try decodeNode(item, path: "chain[\(i)]"))
+        }
+        try top.finish()
+        return Preset(name: name, description: description, chain: chain)
+    }
+
+    static func decodeNode(_ value: JSONValue, path: String) throws(PresetError) -> NodeSpec {
+        var o = try ObjectReader(value, path: path)
+        let typeField = try o.required("type")
+        let typeName = try typeField.string()
+        let id = try o.optional("id")?.string()
+        let bypass = try o.optional("bypass")?.bool() ?? false
+        let kind: NodeKind
+        switch typeName {
+        case "highpass", "lowpass":
+            let type: FilterType = typeName == "highpass" ? .highPass : .lowPass
+            let f = try o.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz")
+                ?? (type == .highPass ? ParameterRanges.defaultHighPassHz : ParameterRanges.defaultLowPassHz)
+            let slopeField = try o.optional("slope")
+            let qField = try o.optional("q")
+            if slopeField != nil && qField != nil {
+                throw PresetError(path: path, "give either \"slope\" (Butterworth) or \"q\" (one section), not both")
+            }
+            var slope: Int? = ParameterRanges.defaultSlope
+            var q = ParameterRanges.defaultQ
+            if let slopeField {
+                let s = try slopeField.number()
+                guard let i = ParameterRanges.slopes.first(where: { Double($0) == s }) else {
+                    throw PresetError(path: slopeField.path, "\(JSONValue.number(s).brief) is not an allowed slope (allowed 12, 24, 36, 48 dB/octave)")
+                }
+                slope = i
+            }
+            if let qField { q = try qField.number(in: ParameterRanges.q, unit: ""); slope = nil }
+            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
+            kind = .filter(FilterDesign(type: type, frequencyHz: f, q: q, slopeDBPerOctave: slope, method: method))
+        case "peak", "lowshelf", "highshelf", "notch", "bandpass", "allpass":
+            let type = FilterType(rawValue: typeName)!
+            let f = try o.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? ParameterRanges.defaultCenterHz
+            var gain = 0.0
+            if type.hasGain {
+                gain = try o.optional("gain")?.number(in: ParameterRanges.gainDB, unit: "dB") ?? 0
+            }
+            let q = try o.optional("q")?.number(in: ParameterRanges.q, unit: "") ?? ParameterRanges.defaultQ
+            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
+            kind = .filter(FilterDesign(type: type, frequencyHz: f, gainDB: gain, q: q, method: method))
+        case "eq":
+            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
+            var bands: [EQBand] = []
+            if let bandsField = try o.optional("bands") {
+                let list = try bandsField.array()
+                guard list.count <= ParameterRanges.maxEQBands else {
+                    throw PresetError(path: bandsField.path, "\(list.count) bands given (allowed at most \(ParameterRanges.maxEQBands))")
+                }
+                for (j, b) in list.enumerated() {
+                    var bo = try ObjectReader(b, path: "\(bandsField.path)[\(j)]")
+                    let f = try bo.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? EQBand.defaultCentersHz[j]
+                    let g = try bo.optional("gain")?.number(in: ParameterRanges.gainDB, unit: "dB") ?? 0
+                    let q = try bo.optional("q")?.number(in: ParameterRanges.q, unit: "") ?? ParameterRanges.defaultEQQ
+                    var shape = FilterType.peak
+                    if let s = try bo.optional("shape") {
+                        let name = try s.string()
+                        guard let t = FilterType(rawValue: name), t.hasGain else {
+                            throw PresetError(path: s.path, "\"\(name)\" is not a band shape (allowed \"peak\", \"lowshelf\", \"highshelf\")")
+                        }
+                        shape = t
+                    }
+                    try bo.finish()
+                    bands.append(EQBand(frequencyHz: f, gainDB: g, q: q, shape: shape, method: method))
+                }
+            } else {
+                bands = EQBand.defaultCentersHz.map { EQBand(frequencyHz: $0, q: ParameterRanges.defaultEQQ, method: method) }
+            }
+            kind = .eq(bands)
+        case "gain":
+            let g = try o.optional("gain")
+            let v = try o.optional("volume")
+            if g != nil && v != nil {
+                throw PresetError(path: path, "give either \"gain\" (dB) or \"volume\" (0…1), not both")
+            }
+            if let v {
+                kind = .gain(linear: try v.number(in: ParameterRanges.volume, unit: ""))
+            } else {
+                let db = try g?.number(in: ParameterRanges.gainNodeDB, unit: "dB") ?? 0
+                kind = .gain(linear: GainUnits.linear(fromDB: db))
+            }
+        case "pan":
+            kind = .pan(try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0)
+        default:
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan)")
+        }
+        try o.finish()
+        return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)
+    }
+}
+
+/// A JSON value with its path, with typed accessors that throw path-bearing errors.
+struct Field {
+    let value: JSONValue
+    let path: String
+
+    func number() throws(PresetError) -> Double {
+        guard case .number(let d) = value else { throw PresetError(path: path, "expected a number, found \(value.typeName) \(value.brief)") }
+        return d
+    }
+    func number(in range: ClosedRange<Double>, unit: String) throws(PresetError) -> Double {
+        let d = try number()
+        guard range.contains(d) else {
+            let u = unit.isEmpty ? "" : " \(unit)"
+            throw PresetError(path: path, "\(JSONValue.number(d).brief) is out of range (allowed \(fmt(range.lowerBound))…\(fmt(range.upperBound))\(u))")
+        }
+        return d
+    }
+    func string() throws(PresetError) -> String {
+        guard case .string(let s) = value else { throw PresetError(path: path, "expected a string, found \(value.typeName) \(value.brief)") }
+        return s
+    }
+    func bool() throws(PresetError) -> Bool {
+        guard case .bool(let b) = value else { throw PresetError(path: path, "expected true or false, found \(value.typeName) \(value.brief)") }
+        return b
+    }
+    func array() throws(PresetError) -> [JSONValue] {
+        guard case .array(let a) = value else { throw PresetError(path: path, "expected an array, found \(value.typeName) \(value.brief)") }
+        return a
+    }
+    func oneOf<E: RawRepresentable & CaseIterable>(_: E.Type) throws(PresetError) -> E where E.RawValue == String {
+        let s = try string()
+        guard let e = E(rawValue: s) else {
+            let allowed = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw PresetError(path: path, "\"\(s)\" is not allowed (allowed \(allowed))")
+        }
+        return e
+    }
+    private func fmt(_ d: Double) -> String { JSONValue.number(d).brief }
+}
+
+/// Reads an object's keys one by one; `finish()` rejects any key not read.
+struct ObjectReader {
+    let path: String
+    var remaining: [String: JSONValue]
+
+    init(_ value: JSONValue, path: String) throws(PresetError) {
+        guard case .object(let o) = value else {
+            throw PresetError(path: path, "expected an object, found \(value.typeName) \(value.brief)")
+        }
+        self.path = path
+        remaining = o
+    }
+
+    func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    mutating func optional(_ key: String) throws(PresetError) -> Field? {
+        guard let v = remaining.removeValue(forKey: key) else { return nil }
+        return Field(value: v, path: child(key))
+    }
+
+    mutating func required(_ key: String) throws(PresetError) -> Field {
+        guard let f = try optional(key) else { throw PresetError(path: child(key), "missing required field") }
+        return f
+    }
+
+    func finish() throws(PresetError) {
+        if let key = remaining.keys.sorted().first {
+            throw PresetError(path: child(key), "unknown key \"\(key)\"")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import TimbreDSP
+import TimbreEngine
+
+/// What an offline render should produce.
+public struct RenderRequest: Sendable {
+    public var inputPath: String
+    public var outputPath: String
+    public var preset: Preset
+    public var blockFrames: Int
+    /// nil: from the output extension.
+    public var format: SoundFileFormat?
+    /// nil: the format's default (24-bit PCM for WAV/AIFF/FLAC…).
+    public var encoding: SampleEncoding?
+    public var dither: Bool
+
+    public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
+                format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true) {
+        self.inputPath = inputPath; self.outputPath = outputPath; self.preset = preset
+        self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither
+    }
+}
+
+/// Progress of a render, reported after every block.
+public struct RenderProgress: Sendable {
+    public var framesDone: Int64
+    /// Expected total (libsndfile's count; 0 if unknown).
+    public var framesTotal: Int64
+    public var sampleRate: Double
+    public var elapsedSeconds: Double
+    public var fraction: Double { framesTotal > 0 ? min(1, Double(framesDone) / Double(framesTotal)) : 0 }
+    /// Audio seconds rendered per wall-clock second.
+    public var speed: Double { elapsedSeconds > 0 ? Double(framesDone) / sampleRate / elapsedSeconds : 0 }
+}
+
+/// The result of a finished render.
+public struct RenderSummary: Sendable {
+    public var frames: Int64
+    public var sampleRate: Double
+    public var inputChannels: Int
+    public var outputChannels: Int
+    /// Largest absolute output sample (before dither and clipping), linear.
+    public var peak: Float
+    public var elapsedSeconds: Double
+    public var format: SoundFileFormat
+    public var encoding: SampleEncoding
+    public var durationSeconds: Double { Double(frames) / sampleRate }
+    public var peakDBFS: Double { 20 * log10(Double(max(peak, 1e-10))) }
+    public var speed: Double { elapsedSeconds > 0 ? durationSeconds / elapsedSeconds : 0 }
+}
+
+/// Errors of an offline render: the preset (exit 1) or the files (exit 2).
+public enum RenderError: Error, CustomStringConvertible {
+    case preset(file: String, PresetError)
+    case file(AudioFileError)
+    case usage(String)
+
+    public var description: String {
+        switch self {
+        case .preset(let file, let e): "\(file): \(e)"
+        case .file(let e): e.description
+        case .usage(let m): m
+        }
+    }
+}
+
+/// The file pump: reads blocks with libsndfile, renders them through a ``RenderPlan`` and
+/// writes them atomically. Memory is constant in the file length (one block per channel).
+public enum OfflineRenderer {
+    /// Chooses the output format: explicit, else from the extension.
+    public static func resolveFormat(_ request: RenderRequest) throws(RenderError) -> (SoundFileFormat, SampleEncoding) {
+        let ext = URL(fileURLWithPath: request.outputPath).pathExtension
+        guard let format = request.format ?? SoundFileFormat(extension: ext) else {
+            throw .usage("\(request.outputPath): cannot tell the output format from the extension \".\(ext)\"; use --format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        let encoding = request.encoding ?? format.encodings[0]
+        guard format.encodings.contains(encoding) else {
+            throw .usage("encoding \(encoding.rawValue) is not available for \(format.rawValue) (allowed: \(format.encodings.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return (format, encoding)
+    }
+
+    /// Renders the request. `progress` is called on the calling thread after each block.
+    public static func render(_ request: RenderRequest, presetName: String = "preset",
+                              progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
+        let (format, encoding) = try resolveFormat(request)
+        guard request.blockFrames >= 1 else { throw .usage("block size must be at least 1") }
+        let reader: SoundFileReader
+        do { reader = try SoundFileReader(path: request.inputPath) } catch { throw .file(error) }
+        let plan: RenderPlan
+        do {
+            plan = try RenderPlan(preset: request.preset, format: RenderFormat(
+                sampleRate: reader.sampleRate, inputChannelCount: reader.channelCount, maxBlockFrames: request.blockFrames))
+        } catch { throw .preset(file: presetName, error) }
+        let writer: SoundFileWriter
+        do {
+            writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
+                                         sampleRate: Int(reader.sampleRate), channelCount: plan.outputChannelCount,
+                                         dither: request.dither)
+        } catch { throw .file(error) }
+
+        let previousMXCSR = DenormalGuard.enable()
+        defer { DenormalGuard.restore(previousMXCSR) }
+        let block = request.blockFrames
+        let inCount = reader.channelCount, outCount = plan.outputChannelCount
+        let inStorage = UnsafeMutablePointer<Float>.allocate(capacity: inCount * block)
+        let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: outCount * block)
+        let inPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: inCount)
+        let inConst = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: inCount)
+        let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outCount)
+        defer {
+            inStorage.deallocate(); outStorage.deallocate(); inPtrs.deallocate(); inConst.deallocate(); outPtrs.deallocate()
+        }
+        for c in 0..<inCount { inPtrs[c] = inStorage + c * block; inConst[c] = UnsafePointer(inPtrs[c]) }
+        for c in 0..<outCount { outPtrs[c] = outStorage + c * block }
+
+        let start = Date()
+        var frames: Int64 = 0
+        var peak: Float = 0
+        do throws(AudioFileError) {
+            while true {
+                let n = try reader.read(into: inPtrs, maxFrames: block)
+                if n == 0 { break }
+                plan.render(input: inConst, output: outPtrs, frameCount: n)
+                for c in 0..<outCount {
+                    let p = outPtrs[c]
+                    for i in 0..<n { peak = max(peak, abs(p[i])) }
+                }
+                try writer.write(outPtrs, frameCount: n)
+                frames += Int64(n)
+                progress?(RenderProgress(framesDone: frames, framesTotal: reader.frameCount, sampleRate: reader.sampleRate,
+                                         elapsedSeconds: Date().timeIntervalSince(start)))
+            }
+            if frames == 0 {
+                throw AudioFileError(path: request.inputPath, "contains no audio frames")
+            }
+            if !peak.isFinite {
+                throw AudioFileError(path: request.inputPath, "processing produced non-finite samples")
+            }
+            try writer.commit()
+        } catch {
+            writer.abort()
+            throw .file(error)
+        }
+        return RenderSummary(frames: frames, sampleRate: reader.sampleRate, inputChannels: inCount, outputChannels: outCount,
+                             peak: peak, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import TimbreEngine
+import TimbreFile
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Synthesise a 10-second test signal, render it through the default preset and summarise.")
+
+    @Option(name: .long, help: "Where to write demo-input.wav and demo-output.wav.") var outputDir: String = "."
+    @Option(name: .long, help: "Preset file or shipped name.") var preset: String = "default"
+    @Option(name: .long, help: "Seconds of signal.") var seconds: Double = 10
+
+    func run() throws {
+        guard seconds > 0 && seconds <= 3600 else { throw CLIError.usage("--seconds \(seconds) is out of range (allowed 0…3600)") }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
+            throw CLIError.io("\(outputDir): output directory does not exist")
+        }
+        let (p, label) = try PresetLoader.load(preset)
+        let rate = 48000.0
+        let signal = DemoSignal.stereo(seconds: seconds, sampleRate: rate)
+        let inputPath = (outputDir as NSString).appendingPathComponent("demo-input.wav")
+        let outputPath = (outputDir as NSString).appendingPathComponent("demo-output.wav")
+        do {
+            let w = try SoundFileWriter(path: inputPath, format: .wav, encoding: .pcm24, sampleRate: Int(rate), channelCount: 2, dither: false)
+            try signal.left.withUnsafeBufferPointer { l in
+                try signal.right.withUnsafeBufferPointer { r in
+                    var ptrs = [UnsafeMutablePointer(mutating: l.baseAddress!), UnsafeMutablePointer(mutating: r.baseAddress!)]
+                    try w.write(&ptrs, frameCount: l.count)
+                }
+            }
+            try w.commit()
+        } catch let e as AudioFileError { throw CLIError.io(e.description) }
+        print("Synthesised \(String(format: "%.1f", seconds)) s of test music → \(inputPath)")
+        print("Preset: \(p.name) (\(label))")
+        for node in p.chain { print("  - \(Self.describe(node))") }
+        do {
+            let summary = try OfflineRenderer.render(RenderRequest(inputPath: inputPath, outputPath: outputPath, preset: p), presetName: label)
+            print(RenderCommand.summaryLine(summary, output: outputPath))
+            let inInfo = try AudioFileInfo.scan(path: inputPath)
+            print(String(format: "Input peak %.2f dBFS, output peak %.2f dBFS", inInfo.peakDBFS ?? -999, summary.peakDBFS))
+        } catch let e as RenderError { throw CLIError(e) } catch let e as AudioFileError { throw CLIError.io(e.description) }
+    }
+
+    static func describe(_ node: NodeSpec) -> String {
+        let id = node.id.map { "\($0): " } ?? ""
+        switch node.kind {
+        case .filter(let d):
+            var s = "\(id)\(d.type.rawValue) \(fmt(d.frequencyHz)) Hz"
+            if d.type.hasGain { s += String(format: " %+.1f dB", d.gainDB) }
+            if let slope = d.slopeDBPerOctave { s += " \(slope) dB/oct" } else { s += " Q \(fmt(d.q))" }
+            return s + " (\(d.method.rawValue))"
+        case .eq(let bands):
+            return "\(id)eq " + bands.map { "\(fmt($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ")
+        case .gain(let g): return "\(id)gain " + String(format: "%+.2f dB", 20 * log10(g))
+        case .pan(let p): return "\(id)pan \(fmt(p))"
+        }
+    }
+
+    static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(format: "%.3g", d) }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import TimbreFile
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info", abstract: "Show format, encoding, rate, channels, length and peak of audio files.")
+
+    @Argument(help: "Audio files.") var files: [String]
+    @Flag(name: .long, help: "Print JSON (one object per file, in an array).") var json = false
+
+    func run() throws {
+        var infos: [AudioFileInfo] = []
+        for f in files {
+            do { infos.append(try AudioFileInfo.scan(path: f)) } catch { throw CLIError.io(error.description) }
+        }
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try enc.encode(infos), as: UTF8.self))
+            return
+        }
+        for i in infos {
+            print("""
+            \(i.path)
+              format:    \(i.format)
+              encoding:  \(i.encoding)
+              rate:      \(i.sampleRate) Hz
+              channels:  \(i.channels)
+              frames:    \(i.frames)
+              duration:  \(String(format: "%.3f", i.durationSeconds)) s
+              peak:      \(i.peakDBFS.map { String(format: "%.2f dBFS", $0) } ?? "silent (-inf dBFS)")
+            """)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import TimbreEngine
+
+struct PresetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presets", abstract: "List the shipped presets or validate preset files.",
+        subcommands: [List.self, Validate.self, Show.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the shipped presets.")
+        func run() throws {
+            for (name, json) in EmbeddedPresets.all {
+                let p = try? PresetDecoder.decode(Data(json.utf8))
+                let desc = p?.description ?? ""
+                print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + desc)
+            }
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check preset files; with --sample-rate also check every frequency is below 0.49 × the rate.")
+        @Argument(help: "Preset files.") var files: [String]
+        @Option(name: .long, help: "Sample rate to compile the preset for (Hz).") var sampleRate: Double?
+
+        func run() throws {
+            for f in files {
+                let (preset, _) = try PresetLoader.load(f)
+                if let sampleRate {
+                    do {
+                        _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64))
+                    } catch { throw CLIError.usage("\(f): \(error)") }
+                }
+                print("\(f): ok (\(preset.name), \(preset.chain.count) nodes)")
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a shipped preset's JSON.")
+        @Argument(help: "Shipped preset name.") var name: String
+        func run() throws {
+            guard let p = EmbeddedPresets.all.first(where: { $0.name == name }) else {
+                throw CLIError.usage("no shipped preset named \(name)")
+            }
+            print(p.json, terminator: "")
+        }
+    }
+}
