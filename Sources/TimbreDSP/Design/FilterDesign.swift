@@ -73,20 +73,33 @@ public struct FilterDesign: Sendable, Equatable {
         switch type {
         case .highPass, .lowPass:
             let qs = slopeDBPerOctave.map { Self.butterworthQs(order: $0 / 6) } ?? [q]
-            return qs.map { sq in
+            var designed: [(BiquadCoefficients, AnalogBiquad)] = []
+            // Highest Q first: the later, gentler sections absorb its residual error.
+            for sq in qs.reversed() {
                 let bilinear = type == .highPass
                     ? BilinearDesign.highPass(frequencyHz: f0, q: sq, sampleRate: fs)
                     : BilinearDesign.lowPass(frequencyHz: f0, q: sq, sampleRate: fs)
-                guard method == .matched else { return bilinear }
                 let proto: AnalogBiquad = type == .highPass ? .highPass(q: sq) : .lowPass(q: sq)
-                let matched = type == .highPass
-                    ? MatchedDesign.highPass(q: sq, omega0: w0)
-                    : MatchedDesign.threePoint(proto, omega0: w0)
-                guard let m = matched, m.isStable else { return bilinear }
-                // At low ω0 both agree closely; keep whichever is closer to the prototype.
-                return MatchedDesign.worstErrorDB(m, proto, omega0: w0, sampleRate: fs)
-                    <= MatchedDesign.worstErrorDB(bilinear, proto, omega0: w0, sampleRate: fs) ? m : bilinear
+                guard method == .matched else { designed.append((bilinear, proto)); continue }
+                if type == .lowPass {
+                    // Each section also corrects what the sections before it left over.
+                    let before = designed
+                    let correction: ((Double) -> Double)? = before.isEmpty ? nil : { w in
+                        before.reduce(1.0) { acc, pair in
+                            let r = pair.0.response(omega: w)
+                            return acc * pair.1.magnitudeSquared(normalizedFrequency: w / w0) / max(r.re * r.re + r.im * r.im, 1e-300)
+                        }
+                    }
+                    designed.append((MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear,
+                                                             correction: correction, pinOmega0: qs.count == 1), proto))
+                    continue
+                }
+                let m = MatchedDesign.highPass(q: sq, omega0: w0)
+                let useMatched = m.isStable && MatchedDesign.worstErrorDB(m, proto, omega0: w0, sampleRate: fs)
+                    <= MatchedDesign.worstErrorDB(bilinear, proto, omega0: w0, sampleRate: fs)
+                designed.append((useMatched ? m : bilinear, proto))
             }
+            return designed.map(\.0)
         case .peak, .lowShelf, .highShelf:
             if gainDB == 0 { return [] }
             if method == .bilinear {
@@ -100,7 +113,10 @@ public struct FilterDesign: Sendable, Equatable {
             let boost = abs(gainDB)
             let proto: AnalogBiquad = type == .peak ? .peak(gainDB: boost, q: q)
                 : type == .lowShelf ? .lowShelf(gainDB: boost, q: q) : .highShelf(gainDB: boost, q: q)
-            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs)
+            let bilinear = type == .peak ? BilinearDesign.peak(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
+                : type == .lowShelf ? BilinearDesign.lowShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
+                : BilinearDesign.highShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
+            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear)
             return [gainDB > 0 ? c : c.inverse]
         case .notch: return [BilinearDesign.notch(frequencyHz: f0, q: q, sampleRate: fs)]
         case .bandPass: return [BilinearDesign.bandPass(frequencyHz: f0, q: q, sampleRate: fs)]

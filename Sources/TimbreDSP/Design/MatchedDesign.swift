@@ -55,14 +55,37 @@ public enum MatchedDesign {
 
     /// Factors a power representation into a minimum-phase quadratic (p0, p1, p2),
     /// or nil when (P0, P1, P2) is not the squared magnitude of a real quadratic.
+    ///
+    /// `√P1 = ±(p0 − p1 + p2)`: the positive sign (Vicanek's) is tried first, then the
+    /// negative one (zeros near z = −1, as in low-passes near Nyquist). Zeros outside the unit
+    /// circle are reflected inside (`1 − r z⁻¹ → |r|·(1 − z⁻¹/r̄)`), which keeps the magnitude.
     static func factor(_ bigP0: Double, _ bigP1: Double, _ bigP2: Double) -> (Double, Double, Double)? {
         guard bigP0 >= 0, bigP1 >= 0 else { return nil }
-        let s0 = bigP0.squareRoot(), s1 = bigP1.squareRoot()
-        let w = 0.5 * (s0 + s1)
-        let d = w * w + bigP2
-        guard d >= 0, w > 0 else { return nil }
-        let p0 = 0.5 * (w + d.squareRoot())
-        return (p0, 0.5 * (s0 - s1), -bigP2 / (4 * p0))
+        let s0 = bigP0.squareRoot()
+        for s1 in [bigP1.squareRoot(), -bigP1.squareRoot()] {
+            let w = 0.5 * (s0 + s1)  // p0 + p2
+            let d = w * w + bigP2    // (p0 − p2)²
+            guard d >= 0 else { continue }
+            let p0 = w >= 0 ? 0.5 * (w + d.squareRoot()) : 0.5 * (w - d.squareRoot())
+            guard p0 != 0 else { continue }
+            return minimumPhase(p0, 0.5 * (s0 - s1), -bigP2 / (4 * p0))
+        }
+        return nil
+    }
+
+    /// Reflects the zeros of `p0 + p1 z⁻¹ + p2 z⁻²` that lie outside the unit circle.
+    static func minimumPhase(_ p0: Double, _ p1: Double, _ p2: Double) -> (Double, Double, Double) {
+        let disc = p1 * p1 - 4 * p0 * p2
+        if disc < 0 {  // complex pair, |r|² = p2/p0
+            let r2 = p2 / p0
+            return r2 > 1 ? (p0 * r2, p1, p2 / r2) : (p0, p1, p2)
+        }
+        let sq = disc.squareRoot()
+        var r1 = (-p1 + sq) / (2 * p0), r2 = (-p1 - sq) / (2 * p0)
+        var g = p0
+        if abs(r1) > 1 { g *= abs(r1); r1 = 1 / r1 }
+        if abs(r2) > 1 { g *= abs(r2); r2 = 1 / r2 }
+        return (g, -g * (r1 + r2), g * r1 * r2)
     }
 
     /// Vicanek's three-point match (DC, Nyquist and `matchOmega`) of `prototype` scaled to `omega0`.
@@ -94,69 +117,129 @@ public enum MatchedDesign {
     /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to 0.9·Nyquist.
     static func grid(omega0: Double, sampleRate: Double) -> [Double] {
         let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = 0.9 * Double.pi
-        let n = 64
+        let n = 128
         return (0..<n).map { lo * pow(hi / lo, Double($0) / Double(n - 1)) }
     }
 
     /// The refined least-squares fit described in the type's documentation.
-    public static func refinedFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double) -> BiquadCoefficients? {
+    ///
+    /// Two stages: 8 Steiglitz–McBride iterations (equation error divided by the previous
+    /// denominator) give the least-squares relative fit; then 24 Lawson iterations scale each
+    /// grid point's weight by its current |error| (Lawson's algorithm converges towards the
+    /// minimax fit), keeping the best solution seen. The ω0 point keeps its fixed heavy weight.
+    ///
+    /// `correction(ω)`, when given, multiplies the target |H|²: a cascade passes the ratio
+    /// analog/digital of the sections already designed, so each later section also absorbs
+    /// the error the earlier ones left (the errors would otherwise add up along the cascade).
+    ///
+    /// `pinOmega0` keeps |H(ω0)| exact (bells, shelves, single sections); inner sections of a
+    /// cascade leave it free, trading it for a smaller error across the band.
+    public static func refinedFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+                                  correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true) -> BiquadCoefficients? {
+        // Start from the three-point design's denominator; normalise the fit by fixing its
+        // A1 = |A(−1)|² (never near zero for audio poles, unlike A0 = |A(1)|² for low ω0).
+        guard let start = threePoint(prototype, omega0: omega0) else { return nil }
+        let fixedA1 = (1 - start.a1 + start.a2) * (1 - start.a1 + start.a2)
         var omegas = grid(omega0: omega0, sampleRate: sampleRate)
-        var baseWeights = [Double](repeating: 1, count: omegas.count)
+        let fitted = omegas.count
+        var weights = [Double](repeating: 1, count: omegas.count)
         for k in 1..<8 {  // above 0.9·Nyquist: keep the response sensible, lightly weighted
-            omegas.append(0.9 * Double.pi + Double(k) * (0.095 * Double.pi) / 7); baseWeights.append(0.1)
+            omegas.append(0.9 * Double.pi + Double(k) * (0.095 * Double.pi) / 7); weights.append(0.1)
         }
-        omegas.append(omega0); baseWeights.append(300)
+        omegas.append(omega0); weights.append(300)
         let m = omegas.count
-        let target = omegas.map { prototype.magnitudeSquared(normalizedFrequency: $0 / omega0) }
+        let target = omegas.map { prototype.magnitudeSquared(normalizedFrequency: $0 / omega0) * (correction?($0) ?? 1) }
+        let dcTarget = prototype.magnitudeSquared(normalizedFrequency: 0) * (correction?(0) ?? 1)
         let phis = omegas.map(phi)
-        var aPhi = [Double](repeating: 1, count: m)
-        var x = [Double](repeating: 0, count: 5)
-        for _ in 0..<8 {
+        var aPhi = phis.map { (p0, p1, p2) in
+            (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2) * p0 + fixedA1 * p1 - 4 * start.a2 * p2
+        }
+        var best: (coefficients: BiquadCoefficients, error: Double)?
+        var startA0 = (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2), startA2 = -4 * start.a2
+        // Stage 1 (iterations 0–15): poles fixed at the impulse-invariant images, numerator
+        // fitted (3 unknowns). Stage 2 (16–39): all five free, from stage 1's weights.
+        for iteration in 0..<40 {
+            let free = iteration >= 16
+            // Keep ω0 (the last point) effectively exact however the Lawson weights grow.
+            if pinOmega0 { weights[m - 1] = 1e4 * (weights[0..<fitted].max() ?? 1) }
             var rows = [[Double]](), rhs = [Double]()
             rows.reserveCapacity(m); rhs.reserveCapacity(m)
+            // DC is kept exact in both stages: B0 = T(0)·A0.
             for i in 0..<m {
                 let (p0, p1, p2) = phis[i], t = target[i]
-                let w = baseWeights[i] / (t * aPhi[i])
-                rows.append([p0 * w, p1 * w, p2 * w, -t * p1 * w, -t * p2 * w])
-                rhs.append(t * p0 * w)
+                let w = weights[i] / (t * aPhi[i])
+                if free {  // unknowns (A0, B1, B2, A2)
+                    rows.append([(dcTarget - t) * p0 * w, p1 * w, p2 * w, -t * p2 * w])
+                    rhs.append(t * fixedA1 * p1 * w)
+                } else {   // unknowns (B1, B2)
+                    rows.append([p1 * w, p2 * w])
+                    rhs.append((t * aPhi[i] - dcTarget * startA0 * p0) * w)
+                }
             }
-            guard let sol = LeastSquares.solve(rows: rows, rhs: rhs) else { return nil }
-            x = sol
+            guard let solution = LeastSquares.solve(rows: rows, rhs: rhs) else { break }
+            // x = (B0, B1, B2, A0, A2) with A1 fixed.
+            let x = free
+                ? [dcTarget * solution[0], solution[1], solution[2], solution[0], solution[3]]
+                : [dcTarget * startA0, solution[0], solution[1], startA0, startA2]
+            var errors = [Double](repeating: 0, count: m)
+            var newA = aPhi
+            var valid = true
             for i in 0..<m {
                 let (p0, p1, p2) = phis[i]
-                aPhi[i] = p0 + x[3] * p1 + x[4] * p2
-                if !(aPhi[i] > 0) { return nil }
+                newA[i] = x[3] * p0 + fixedA1 * p1 + x[4] * p2
+                if !(newA[i] > 0) { valid = false; break }
+                let bPhi = max(x[0] * p0 + x[1] * p1 + x[2] * p2, 1e-30)
+                errors[i] = min(40, abs(10 * log10(bPhi / (newA[i] * target[i]))))
+            }
+            if !valid { break }
+            aPhi = newA
+            if free { startA0 = x[3]; startA2 = x[4] }
+            if let (b0, b1, b2) = factor(x[0], x[1], x[2]), let (q0, q1, q2) = factor(x[3], fixedA1, x[4]) {
+                let c = BiquadCoefficients(b0: b0, b1: b1, b2: b2, a0: q0, a1: q1, a2: q2)
+                if c.isStable, c.b0.isFinite {
+                    let worst = worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
+                    if worst < (best?.error ?? .infinity) { best = (c, worst) }
+                }
+            }
+            if iteration % 16 >= 2 {  // Lawson update on the fitted band
+                let total = errors[0..<fitted].reduce(0, +)
+                if total <= 0 { break }
+                for i in 0..<fitted { weights[i] *= errors[i] / total * Double(fitted) + 1e-3 }
             }
         }
-        guard let (b0, b1, b2) = factor(x[0], x[1], x[2]), let (q0, q1, q2) = factor(1, x[3], x[4]) else { return nil }
-        let c = BiquadCoefficients(b0: b0, b1: b1, b2: b2, a0: q0, a1: q1, a2: q2)
-        return c.isStable && c.b0.isFinite ? c : nil
+        return best?.coefficients
     }
 
-    /// Worst |error| in dB of `c` against `prototype` over the evaluation grid.
-    public static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double) -> Double {
+    /// Worst |error| in dB of `c` against `prototype` over the evaluation grid, with both
+    /// magnitudes floored at −100 dB (deeper differences are inaudible and would otherwise
+    /// decide between designs on stopband depth alone).
+    public static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+                                    correction: ((Double) -> Double)? = nil) -> Double {
         var worst = 0.0
         for w in grid(omega0: omega0, sampleRate: sampleRate) {
             let r = c.response(omega: w)
-            let e = 10 * log10((r.re * r.re + r.im * r.im) / prototype.magnitudeSquared(normalizedFrequency: w / omega0))
-            worst = max(worst, abs(e))
+            let got = max(-100, 10 * log10(r.re * r.re + r.im * r.im))
+            let want = max(-100, 10 * log10(prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1)))
+            worst = max(worst, abs(got - want))
         }
         return worst
     }
 
-    /// The matched design of a boosting (or unity) prototype: the better of the three-point
-    /// match and the refined fit. Callers obtain cuts as `inverse` of the corresponding boost,
-    /// which makes boost-then-cut exactly flat.
-    public static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double) -> BiquadCoefficients {
-        let a = threePoint(prototype, omega0: omega0)
-        let b = refinedFit(prototype, omega0: omega0, sampleRate: sampleRate)
-        switch (a, b) {
-        case let (a?, b?):
-            return worstErrorDB(a, prototype, omega0: omega0, sampleRate: sampleRate)
-                <= worstErrorDB(b, prototype, omega0: omega0, sampleRate: sampleRate) ? a : b
-        case let (a?, nil): return a
-        case let (nil, b?): return b
-        case (nil, nil): return .identity
-        }
+    /// The matched design of a boosting (or unity) prototype: of the three-point match, the
+    /// refined fit and `fallback` (the bilinear design, which is as good as any at low ω0 where
+    /// the matched constructions lose precision), the one with the smallest worst-case error.
+    /// Callers obtain cuts as `inverse` of the corresponding boost, which makes boost-then-cut
+    /// exactly flat.
+    public static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+                              fallback: BiquadCoefficients, correction: ((Double) -> Double)? = nil,
+                              pinOmega0: Bool = true) -> BiquadCoefficients {
+        let candidates = [threePoint(prototype, omega0: omega0),
+                          refinedFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0), fallback]
+            .compactMap { $0 }
+            .filter { $0.isStable && $0.b0.isFinite && $0.b1.isFinite && $0.b2.isFinite }
+        return candidates.min {
+            worstErrorDB($0, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
+                < worstErrorDB($1, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
+        } ?? fallback
     }
 }
