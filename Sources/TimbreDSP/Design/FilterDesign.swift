@@ -91,12 +91,12 @@ public struct FilterDesign: Sendable, Equatable {
                         }
                     }
                     designed.append((MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear,
-                                                             correction: correction, pinOmega0: qs.count == 1), proto))
+                                                             correction: correction, pinOmega0: qs.count == 1, wholeBand: true), proto))
                     continue
                 }
                 let m = MatchedDesign.highPass(q: sq, omega0: w0)
-                let useMatched = m.isStable && MatchedDesign.worstErrorDB(m, proto, omega0: w0, sampleRate: fs)
-                    <= MatchedDesign.worstErrorDB(bilinear, proto, omega0: w0, sampleRate: fs)
+                let useMatched = m.isStable && MatchedDesign.worstErrorDB(m, proto, omega0: w0, sampleRate: fs, wholeBand: true)
+                    <= MatchedDesign.worstErrorDB(bilinear, proto, omega0: w0, sampleRate: fs, wholeBand: true)
                 designed.append((useMatched ? m : bilinear, proto))
             }
             return designed.map(\.0)

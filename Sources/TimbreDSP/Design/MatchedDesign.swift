@@ -114,9 +114,16 @@ public enum MatchedDesign {
         return BiquadCoefficients(b0: b0, b1: -2 * b0, b2: b0, a1: a1, a2: a2)
     }
 
-    /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to 0.9·Nyquist.
-    static func grid(omega0: Double, sampleRate: Double) -> [Double] {
-        let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = 0.9 * Double.pi
+    /// Top of the band the designs are judged on: 20 kHz or 0.9·Nyquist, whichever is lower
+    /// (at 96 kHz nobody hears 20–43 kHz, and spending the fit there costs accuracy below).
+    /// Pass/stop filters (`wholeBand`) are judged up to 0.9·Nyquist instead.
+    static func topOfBand(_ sampleRate: Double, wholeBand: Bool = false) -> Double {
+        wholeBand ? 0.9 * Double.pi : min(0.9 * Double.pi, 2 * Double.pi * 20000 / sampleRate)
+    }
+
+    /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to ``topOfBand(_:)``.
+    static func grid(omega0: Double, sampleRate: Double, wholeBand: Bool = false) -> [Double] {
+        let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = topOfBand(sampleRate, wholeBand: wholeBand)
         let n = 128
         return (0..<n).map { lo * pow(hi / lo, Double($0) / Double(n - 1)) }
     }
@@ -135,16 +142,19 @@ public enum MatchedDesign {
     /// `pinOmega0` keeps |H(ω0)| exact (bells, shelves, single sections); inner sections of a
     /// cascade leave it free, trading it for a smaller error across the band.
     public static func refinedFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
-                                  correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true) -> BiquadCoefficients? {
+                                  correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true,
+                                  wholeBand: Bool = false) -> BiquadCoefficients? {
         // Start from the three-point design's denominator; normalise the fit by fixing its
         // A1 = |A(−1)|² (never near zero for audio poles, unlike A0 = |A(1)|² for low ω0).
         guard let start = threePoint(prototype, omega0: omega0) else { return nil }
         let fixedA1 = (1 - start.a1 + start.a2) * (1 - start.a1 + start.a2)
-        var omegas = grid(omega0: omega0, sampleRate: sampleRate)
+        var omegas = grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
         let fitted = omegas.count
         var weights = [Double](repeating: 1, count: omegas.count)
-        for k in 1..<8 {  // above 0.9·Nyquist: keep the response sensible, lightly weighted
-            omegas.append(0.9 * Double.pi + Double(k) * (0.095 * Double.pi) / 7); weights.append(0.1)
+        let top = topOfBand(sampleRate, wholeBand: wholeBand)
+        let extra = wholeBand ? 7 : 16
+        for k in 1...extra {  // above the judged band: keep the response sensible, lightly weighted
+            omegas.append(top + Double(k) * (0.995 * Double.pi - top) / Double(extra)); weights.append(0.1)
         }
         omegas.append(omega0); weights.append(300)
         let m = omegas.count
@@ -197,7 +207,7 @@ public enum MatchedDesign {
             if let (b0, b1, b2) = factor(x[0], x[1], x[2]), let (q0, q1, q2) = factor(x[3], fixedA1, x[4]) {
                 let c = BiquadCoefficients(b0: b0, b1: b1, b2: b2, a0: q0, a1: q1, a2: q2)
                 if c.isStable, c.b0.isFinite {
-                    let worst = worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
+                    let worst = worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
                     if worst < (best?.error ?? .infinity) { best = (c, worst) }
                 }
             }
@@ -214,9 +224,9 @@ public enum MatchedDesign {
     /// magnitudes floored at −100 dB (deeper differences are inaudible and would otherwise
     /// decide between designs on stopband depth alone).
     public static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
-                                    correction: ((Double) -> Double)? = nil) -> Double {
+                                    correction: ((Double) -> Double)? = nil, wholeBand: Bool = false) -> Double {
         var worst = 0.0
-        for w in grid(omega0: omega0, sampleRate: sampleRate) {
+        for w in grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand) {
             let r = c.response(omega: w)
             let got = max(-100, 10 * log10(r.re * r.re + r.im * r.im))
             let want = max(-100, 10 * log10(prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1)))
@@ -232,14 +242,14 @@ public enum MatchedDesign {
     /// exactly flat.
     public static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                               fallback: BiquadCoefficients, correction: ((Double) -> Double)? = nil,
-                              pinOmega0: Bool = true) -> BiquadCoefficients {
+                              pinOmega0: Bool = true, wholeBand: Bool = false) -> BiquadCoefficients {
         let candidates = [threePoint(prototype, omega0: omega0),
-                          refinedFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0), fallback]
+                          refinedFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0, wholeBand: wholeBand), fallback]
             .compactMap { $0 }
             .filter { $0.isStable && $0.b0.isFinite && $0.b1.isFinite && $0.b2.isFinite }
         return candidates.min {
-            worstErrorDB($0, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
-                < worstErrorDB($1, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction)
+            worstErrorDB($0, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
+                < worstErrorDB($1, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
         } ?? fallback
     }
 }
