@@ -18,6 +18,8 @@ public final class SoundFileWriter {
     var capacity: Int
     var dither: TPDFDither?
     var committed = false
+    /// 2^(bits−1) for 16- and 24-bit integer output, where the writer rounds itself.
+    let quantizationScale: Float?
 
     /// Opens a temporary file for `format`/`encoding`. `dither` applies TPDF dither for
     /// integer encodings of 16 bits or fewer.
@@ -50,6 +52,7 @@ public final class SoundFileWriter {
         file = f
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         if let bits = encoding.integerBits, bits <= 16, dither { self.dither = TPDFDither(bits: bits) }
+        quantizationScale = encoding.integerBits.flatMap { $0 <= 24 ? Float(1 << ($0 - 1)) : nil }
         capacity = 1
         interleaved = .allocate(capacity: 1)
     }
@@ -72,6 +75,16 @@ public final class SoundFileWriter {
             for n in 0..<frameCount { interleaved[n * nc + c] = src[n] }
         }
         dither?.apply(interleaved, count: need)
+        if let q = quantizationScale {
+            // Round to the integer grid here: libsndfile's float→int conversion on this
+            // platform floors (measured: −0.1 LSB is stored as −1 LSB, +0.9 LSB as 0), which
+            // would add a −½ LSB offset and bias the dither. Exact grid values pass unchanged.
+            let top = (q - 1) / q
+            for i in 0..<need {
+                let v = (interleaved[i] * q).rounded() / q
+                interleaved[i] = v.isNaN ? 0 : min(top, max(-1, v))
+            }
+        }
         let wrote = sf_writef_float(file, interleaved, sf_count_t(frameCount))
         if wrote != sf_count_t(frameCount) {
             throw AudioFileError(path: path, "write failed after \(wrote) of \(frameCount) frames: \(String(cString: sf_strerror(file)))")
