@@ -21,6 +21,9 @@ public final class SoundFileReader {
             throw AudioFileError(path: path, "no such file")
         }
         if isDir.boolValue { throw AudioFileError(path: path, "is a directory, not a sound file") }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw AudioFileError(path: path, "cannot read as audio: the file is empty (0 bytes)")
+        }
         var info = SF_INFO()
         guard let f = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioFileError(path: path, "cannot read as audio: \(String(cString: sf_strerror(nil)))")

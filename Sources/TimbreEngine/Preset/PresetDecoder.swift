@@ -12,7 +12,7 @@ public enum PresetDecoder {
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw PresetError(path: "", "invalid JSON: \(describe(error))")
+            throw PresetError(path: "", "invalid JSON: \(describeSyntaxError(data))")
         }
         return try decode(root)
     }
@@ -23,12 +23,24 @@ public enum PresetDecoder {
         return try decode(data)
     }
 
-    static func describe(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let ctx) = error {
-            if let u = ctx.underlyingError as NSError?, let d = u.userInfo[NSDebugDescriptionErrorKey] as? String { return d }
-            return ctx.debugDescription
+    /// JSONDecoder hides where the syntax error is; JSONSerialization says "around character N".
+    /// Turn that into `line L, column C`.
+    static func describeSyntaxError(_ data: Data) -> String {
+        if data.isEmpty { return "the file is empty" }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "not a JSON document"
+        } catch {
+            let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+            guard let range = text.range(of: "character "), let offset = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+                return text
+            }
+            let before = data.prefix(offset)
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            let what = text[..<range.lowerBound].replacingOccurrences(of: " around ", with: "").trimmingCharacters(in: .whitespaces)
+            return "\(what) at line \(line), column \(column)"
         }
-        return String(describing: error)
     }
 
     public static func decode(_ root: JSONValue) throws(PresetError) -> Preset {
