@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
@@ -25,7 +26,7 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"])]),
         .target(name: "CTimbreSupport"),
         .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
-        .target(name: "TimbreEngine", dependencies: ["TimbreDSP"]),
+        .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
         .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport"]),
         .executableTarget(name: "timbre", dependencies: [

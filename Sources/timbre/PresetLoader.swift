@@ -8,7 +8,7 @@ enum PresetLoader {
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: argument, isDirectory: &isDir) {
             if isDir.boolValue { throw .usage("\(argument): is a directory, not a preset file") }
-            guard let data = fm.contents(atPath: argument) else { throw .usage("\(argument): cannot read the file") }
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: argument)) else { throw .usage("\(argument): cannot read the file") }
             do { return (try PresetDecoder.decode(data), argument) } catch { throw .usage("\(argument): \(error)") }
         }
         let name = argument.hasSuffix(".json") ? String(argument.dropLast(5)) : argument

@@ -47,6 +47,14 @@ public struct BiquadCascade {
         coefficients.deallocate()
     }
 
+    /// Copies `other`'s filter memory into this cascade (same section and channel counts), so a
+    /// redesigned filter continues where the old one was instead of starting from silence.
+    @_noLocks
+    public func copyState(from other: BiquadCascade) {
+        guard other.sectionCount == sectionCount, other.channelCount == channelCount, sectionCount > 0 else { return }
+        for i in 0..<(pairCount * sectionCount * 2) { state[i] = other.state[i] }
+    }
+
     /// Clears the filter state (as if preceded by silence).
     public func reset() {
         state.update(repeating: .zero, count: max(1, pairCount * sectionCount * 2))
@@ -54,7 +62,7 @@ public struct BiquadCascade {
 
     /// Filters `frameCount` frames in place. `channels[c]` points at channel c's samples.
     /// Real-time safe: no allocation, locks or calls outside this function.
-    @inlinable
+    @inlinable @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if sectionCount == 0 || frameCount == 0 { return }
         var pair = 0

@@ -27,7 +27,15 @@ public struct GainKernel: Sendable {
     /// Sets a new linear gain target (smoothed).
     public mutating func setGain(_ gain: Float) { ramp.setTarget(gain, frames: rampFrames) }
 
-    @inlinable
+    /// Continues from `previous`: starts at its current gain and ramps to this kernel's target.
+    @_noLocks
+    public mutating func continueFrom(_ previous: GainKernel) {
+        let target = ramp.target
+        ramp = LinearRamp(value: previous.ramp.current)
+        ramp.setTarget(target, frames: rampFrames)
+    }
+
+    @inlinable @_noLocks
     public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
         if !ramp.isRamping {
             let g = ramp.target

@@ -41,9 +41,17 @@ public struct PanKernel: Sendable {
         left.setTarget(g.left, frames: rampFrames); right.setTarget(g.right, frames: rampFrames)
     }
 
+    /// Continues from `previous`: starts at its current gains and ramps to this kernel's.
+    @_noLocks
+    public mutating func continueFrom(_ previous: PanKernel) {
+        let l = left.target, r = right.target
+        left = LinearRamp(value: previous.left.current); left.setTarget(l, frames: rampFrames)
+        right = LinearRamp(value: previous.right.current); right.setTarget(r, frames: rampFrames)
+    }
+
     /// For `.monoToStereo`, reads channel 0 and writes channels 0 and 1 (channel 1's buffer
     /// must exist); for `.stereoBalance`, scales channels 0 and 1 in place.
-    @inlinable
+    @inlinable @_noLocks
     public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let l = channels[0], r = channels[1]
         switch mode {

@@ -8,13 +8,16 @@ import TimbreDSP
 public enum PresetDecoder {
     /// Decodes and validates preset JSON.
     public static func decode(_ data: Data) throws(PresetError) -> Preset {
-        let root: JSONValue
+        try decode(parse(data))
+    }
+
+    /// Parses JSON text into a document (syntax only).
+    public static func parse(_ data: Data) throws(PresetError) -> JSONValue {
         do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw PresetError(path: "", "invalid JSON: \(describeSyntaxError(data))")
         }
-        return try decode(root)
     }
 
     /// Reads and decodes a preset file; errors are prefixed with the file name by callers.

@@ -4,7 +4,7 @@ import TimbreDSP
 public struct RenderFormat: Sendable, Equatable {
     public var sampleRate: Double
     public var inputChannelCount: Int
-    /// The largest block `render` will be asked for at once; larger requests are split.
+    /// The largest block rendered at once; larger requests are split.
     public var maxBlockFrames: Int
 
     public init(sampleRate: Double, inputChannelCount: Int, maxBlockFrames: Int = 4096) {
@@ -12,28 +12,29 @@ public struct RenderFormat: Sendable, Equatable {
     }
 }
 
-/// A compiled chain: kernels in order, with every buffer allocated up front.
-///
-/// ```
-///  input[c] ──copy──▶ work[0..<maxChannels] ──node 0──▶ … ──node N──▶ copy ──▶ output[c]
-/// ```
+/// A compiled chain: kernels in order, every buffer allocated up front.
 ///
 /// `init` runs on the control thread and does all allocation and filter design.
-/// `render` is the real-time entry: it only reads and writes the preallocated memory.
+/// The render itself lives in ``PlanCore`` (raw memory, reached through ``core``); `render`
+/// here is the same call for single-threaded use (the offline renderer).
 public final class RenderPlan {
     public let format: RenderFormat
+    public let preset: Preset
     /// Channels after the chain (a `pan` on mono input makes 2).
     public let outputChannelCount: Int
-    let nodes: UnsafeMutableBufferPointer<RenderNode>
-    let work: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let workStorage: UnsafeMutablePointer<Float>
-    let workChannels: Int
+    /// Node keys in order (id, or `#index`), for matching state across plans.
+    public let nodeKeys: [String]
+    /// The render-side memory. Valid until this plan is deinitialised.
+    public let core: UnsafeMutablePointer<PlanCore>
 
     /// Compiles `preset` for `format`. Throws a ``PresetError`` with the node's path when a
     /// frequency is at or above 0.49 × the sample rate or a node cannot take the channel count.
-    public init(preset: Preset, format: RenderFormat) throws(PresetError) {
+    /// `continuing`: a plan whose node states this one will continue (matched by node id
+    /// and shape) when the render switches to it.
+    public init(preset: Preset, format: RenderFormat, continuing previous: RenderPlan? = nil) throws(PresetError) {
         precondition(format.inputChannelCount >= 1 && format.maxBlockFrames >= 1)
         self.format = format
+        self.preset = preset
         let fs = format.sampleRate
         let limit = ParameterRanges.nyquistFraction * fs
         func checkFrequency(_ f: Double, _ path: String) throws(PresetError) {
@@ -44,95 +45,98 @@ public final class RenderPlan {
         var channels = format.inputChannelCount
         var maxChannels = channels
         var compiled: [RenderNode] = []
-        for node in preset.chain where !node.bypass {
+        var channelsIn: [Int] = []
+        var keys: [String] = []
+        var built: [RenderNode] = []
+        defer { for n in built { if case .biquads(let k) = n { k.deallocate() } } }  // only on throw
+        for (index, node) in preset.chain.enumerated() where !node.bypass {
+            let key = node.id ?? "#\(index)"
+            var kernel: RenderNode?
             switch node.kind {
             case .filter(let design):
                 try checkFrequency(design.frequencyHz, node.path + ".frequency")
                 let sections = design.sections(sampleRate: fs)
-                if !sections.isEmpty { compiled.append(.biquads(BiquadCascade(sections: sections, channelCount: channels))) }
+                if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
             case .eq(let bands):
                 var sections: [BiquadCoefficients] = []
                 for (j, band) in bands.enumerated() {
                     try checkFrequency(band.frequencyHz, node.path + ".bands[\(j)].frequency")
                     sections += band.design.sections(sampleRate: fs)
                 }
-                if !sections.isEmpty { compiled.append(.biquads(BiquadCascade(sections: sections, channelCount: channels))) }
+                if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
             case .gain(let linear):
-                compiled.append(.gain(GainKernel(gain: Float(linear), sampleRate: fs)))
+                kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
             case .pan(let p):
                 switch channels {
-                case 1:
-                    compiled.append(.pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs)))
-                    channels = 2
-                case 2:
-                    compiled.append(.pan(PanKernel(pan: p, mode: .stereoBalance, sampleRate: fs)))
+                case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
+                case 2: kernel = .pan(PanKernel(pan: p, mode: .stereoBalance, sampleRate: fs))
                 default:
                     throw PresetError(path: node.path, "pan needs mono or stereo input, the chain has \(channels) channels here")
                 }
             }
+            guard let kernel else { continue }
+            built.append(kernel)
+            compiled.append(kernel)
+            channelsIn.append(channels)
+            keys.append(key)
+            if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
             maxChannels = max(maxChannels, channels)
         }
+        built = []  // success: the plan owns the kernels now
         outputChannelCount = channels
-        workChannels = maxChannels
-        nodes = .allocate(capacity: compiled.count)
+        nodeKeys = keys
+
+        // State transfer map against `previous` (same key and same kernel shape).
+        var transfer = [Int](repeating: -1, count: compiled.count)
+        if let previous {
+            for (i, key) in keys.enumerated() {
+                guard let j = previous.nodeKeys.firstIndex(of: key) else { continue }
+                switch (compiled[i], previous.core.pointee.nodes[j]) {
+                case (.biquads(let a), .biquads(let b)) where a.sectionCount == b.sectionCount && a.channelCount == b.channelCount:
+                    transfer[i] = j
+                case (.gain, .gain): transfer[i] = j
+                case (.pan(let a), .pan(let b)) where a.mode == b.mode: transfer[i] = j
+                default: break
+                }
+            }
+        }
+
+        let nodes = UnsafeMutableBufferPointer<RenderNode>.allocate(capacity: compiled.count)
         _ = nodes.initialize(from: compiled)
-        workStorage = .allocate(capacity: maxChannels * format.maxBlockFrames)
-        workStorage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
-        work = .allocate(capacity: maxChannels)
-        for c in 0..<maxChannels { work[c] = workStorage + c * format.maxBlockFrames }
+        let channelsBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: channelsIn.count)
+        _ = channelsBuffer.initialize(from: channelsIn)
+        let transferBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: transfer.count)
+        _ = transferBuffer.initialize(from: transfer)
+        let storage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
+        storage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
+        let work = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
+        for c in 0..<maxChannels { work[c] = storage + c * format.maxBlockFrames }
+        core = .allocate(capacity: 1)
+        core.initialize(to: PlanCore(
+            inputChannelCount: format.inputChannelCount, outputChannelCount: channels, maxBlockFrames: format.maxBlockFrames,
+            nodes: nodes, channelsIn: channelsBuffer, transfer: transferBuffer,
+            transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage))
     }
 
     deinit {
-        for node in nodes {
+        let c = core.pointee
+        for node in c.nodes {
             if case .biquads(let k) = node { k.deallocate() }
         }
-        nodes.deallocate()
-        work.deallocate()
-        workStorage.deallocate()
+        c.nodes.deallocate()
+        c.channelsIn.deallocate()
+        c.transfer.deallocate()
+        c.work.deallocate()
+        c.workStorage.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
     }
 
-    /// Clears all filter state and finishes all ramps.
-    public func reset() {
-        for node in nodes {
-            if case .biquads(let k) = node { k.reset() }
-        }
-    }
+    /// Clears all filter state.
+    public func reset() { core.pointee.reset() }
 
-    /// Renders `frameCount` frames: reads `format.inputChannelCount` planar channels from
-    /// `input` and writes `outputChannelCount` planar channels to `output`.
-    /// Real-time safe: no allocation, locks, I/O or reference counting.
+    /// Renders on the calling thread (offline use). See ``PlanCore/render(input:output:frameCount:)``.
     public func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        var done = 0
-        while done < frameCount {
-            let n = min(format.maxBlockFrames, frameCount - done)
-            for c in 0..<format.inputChannelCount {
-                work[c].update(from: input[c] + done, count: n)
-            }
-            for i in 0..<nodes.count {
-                switch nodes[i] {
-                case .biquads(let k):
-                    k.process(UnsafePointer(work), frameCount: n)
-                case .gain(var k):
-                    k.process(UnsafePointer(work), channelCount: outputChannels(before: i), frameCount: n)
-                    nodes[i] = .gain(k)
-                case .pan(var k):
-                    k.process(UnsafePointer(work), frameCount: n)
-                    nodes[i] = .pan(k)
-                }
-            }
-            for c in 0..<outputChannelCount {
-                (output[c] + done).update(from: work[c], count: n)
-            }
-            done += n
-        }
-    }
-
-    /// Channel count flowing into node `i` (2 after a mono→stereo pan).
-    @inline(__always) func outputChannels(before i: Int) -> Int {
-        var channels = format.inputChannelCount
-        for j in 0..<i {
-            if case .pan(let p) = nodes[j], p.mode == .monoToStereo { channels = 2 }
-        }
-        return channels
+        core.pointee.render(input: input, output: output, frameCount: frameCount)
     }
 }

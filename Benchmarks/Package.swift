@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmark suite lives in its own package so the library's build and tests do not
+// compile package-benchmark. Run with `make benchmark` (or `swift package benchmark` here).
+let package = Package(
+    name: "TimbreBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Timbre", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "NodeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TimbreDSP", package: "Timbre"),
+                .product(name: "TimbreEngine", package: "Timbre"),
+            ],
+            path: "Benchmarks/NodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

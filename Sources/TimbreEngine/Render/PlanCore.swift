@@ -1,0 +1,86 @@
+import TimbreDSP
+
+/// The render-side view of a compiled plan: raw memory only, so the audio thread can use it
+/// through a pointer without reference counting. Owned (allocated and freed) by ``RenderPlan``
+/// on the control thread.
+///
+/// ```
+///  input[c] ──copy──▶ work[0..<workChannels] ──node 0──▶ … ──node N──▶ copy ──▶ output[c]
+/// ```
+public struct PlanCore {
+    public let inputChannelCount: Int
+    public let outputChannelCount: Int
+    public let maxBlockFrames: Int
+    let nodes: UnsafeMutableBufferPointer<RenderNode>
+    /// Channel count flowing into each node (2 after a mono→stereo pan).
+    let channelsIn: UnsafeMutableBufferPointer<Int>
+    /// For each node, the index of the node in `transferSource` whose state it continues, or −1.
+    let transfer: UnsafeMutableBufferPointer<Int>
+    /// The plan `transfer` was computed against (identity only, never dereferenced unless equal).
+    let transferSource: UnsafeMutableRawPointer?
+    let work: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let workStorage: UnsafeMutablePointer<Float>
+
+    /// Renders `frameCount` frames from `input` (`inputChannelCount` planar channels) to
+    /// `output` (`outputChannelCount` planar channels). Splits at `maxBlockFrames`.
+    @_noLocks
+    public mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        var done = 0
+        while done < frameCount {
+            let n = min(maxBlockFrames, frameCount - done)
+            for c in 0..<inputChannelCount {
+                let src = input[c] + done, dst = work[c]
+                for i in 0..<n { dst[i] = src[i] }
+            }
+            let constWork = UnsafePointer(work)
+            for i in 0..<nodes.count {
+                switch nodes[i] {
+                case .biquads(let k):
+                    k.process(constWork, frameCount: n)
+                case .gain(var k):
+                    k.process(constWork, channelCount: channelsIn[i], frameCount: n)
+                    nodes[i] = .gain(k)
+                case .pan(var k):
+                    k.process(constWork, frameCount: n)
+                    nodes[i] = .pan(k)
+                }
+            }
+            for c in 0..<outputChannelCount {
+                let src = work[c], dst = output[c] + done
+                for i in 0..<n { dst[i] = src[i] }
+            }
+            done += n
+        }
+    }
+
+    /// Continues the state of `old`'s nodes in this plan's matching nodes (filter memories,
+    /// gain and pan ramps starting from the old current values), if `transfer` was computed
+    /// against `old`. Real-time safe: copies a few hundred bytes.
+    @_noLocks
+    public func adoptState(from old: UnsafeMutablePointer<PlanCore>) {
+        guard UnsafeMutableRawPointer(old) == transferSource else { return }
+        for i in 0..<nodes.count {
+            let j = transfer[i]
+            if j < 0 || j >= old.pointee.nodes.count { continue }
+            switch (nodes[i], old.pointee.nodes[j]) {
+            case (.biquads(let new), .biquads(let previous)):
+                new.copyState(from: previous)
+            case (.gain(var new), .gain(let previous)):
+                new.continueFrom(previous)
+                nodes[i] = .gain(new)
+            case (.pan(var new), .pan(let previous)):
+                new.continueFrom(previous)
+                nodes[i] = .pan(new)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Clears filter state.
+    public func reset() {
+        for node in nodes {
+            if case .biquads(let k) = node { k.reset() }
+        }
+    }
+}

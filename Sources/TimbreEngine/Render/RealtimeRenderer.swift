@@ -1,0 +1,127 @@
+import Atomics
+import TimbreDSP
+
+/// State shared between the control thread (``LiveEngine``) and the audio thread.
+///
+/// ```
+/// control ──publish──▶ pending ──(render, between fades)──▶ current ──fade out──▶ retired[k] ──▶ control frees
+/// ```
+/// `pending` and each `retired` slot are single-producer single-consumer atomics. The fields
+/// below the atomics belong to the audio thread alone.
+struct SharedRenderState {
+    let pending: UnsafeAtomic<UnsafeMutableRawPointer?>
+    let retired: UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>>
+    let retiredCount: Int
+    /// The plan the audio thread renders now (for status and state matching; read-only for control).
+    let live: UnsafeAtomic<UnsafeMutableRawPointer?>
+    let blocksRendered: UnsafeAtomic<Int>
+    let framesRendered: UnsafeAtomic<Int>
+
+    // Audio-thread state.
+    var current: UnsafeMutablePointer<PlanCore>?
+    var fading: UnsafeMutablePointer<PlanCore>?
+    var fadePosition: Int
+    let fadeFrames: Int
+    let inputChannelCount: Int
+    let outputChannelCount: Int
+    let maxBlockFrames: Int
+    let shiftedInput: UnsafeMutablePointer<UnsafePointer<Float>>
+    let scratchChannels: Int
+    /// Two planar scratch sets (new plan, old plan), `scratchChannels × maxBlockFrames` each.
+    let newOut: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let oldOut: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let storage: UnsafeMutablePointer<Float>
+}
+
+/// What the audio thread holds: a pointer, copied freely, never reference-counted.
+///
+/// `render` takes the newest published plan when no crossfade is running, crossfades from the
+/// old plan's output to the new one's over ``LiveEngine/crossfadeSeconds`` (the new plan
+/// continues the old one's filter and ramp state where nodes match), hands the old plan back
+/// to the control thread, and maps the plan's channels onto the host's outputs (a mono plan
+/// feeds every output; extra plan channels are dropped).
+public struct RealtimeRenderer: @unchecked Sendable {
+    let shared: UnsafeMutablePointer<SharedRenderState>
+
+    /// The real-time entry point. No allocation, locks, I/O or reference counting
+    /// (checked by `@_noLocks` at compile time, RealtimeSanitizer and allocation counts in tests).
+    @_noLocks
+    public func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        var done = 0
+        while done < frameCount {
+            let n = min(shared.pointee.maxBlockFrames, frameCount - done)
+            renderChunk(input: input, output: output, offset: done, frameCount: n)
+            done += n
+        }
+        shared.pointee.blocksRendered.wrappingIncrement(ordering: .relaxed)
+        shared.pointee.framesRendered.wrappingIncrement(by: frameCount, ordering: .relaxed)
+    }
+
+    @_noLocks
+    func renderChunk(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount n: Int) {
+        let s = shared
+        // Adopt a newly published plan, but only between fades and if the old one can be retired.
+        if s.pointee.fading == nil, let raw = s.pointee.pending.exchange(nil, ordering: .acquiring) {
+            let next = raw.assumingMemoryBound(to: PlanCore.self)
+            if let old = s.pointee.current {
+                next.pointee.adoptState(from: old)
+                s.pointee.fading = old
+                s.pointee.fadePosition = 0
+            }
+            s.pointee.current = next
+            s.pointee.live.store(raw, ordering: .releasing)
+        }
+        guard let current = s.pointee.current else {
+            for c in 0..<s.pointee.outputChannelCount {
+                let dst = output[c] + offset
+                for i in 0..<n { dst[i] = 0 }
+            }
+            return
+        }
+        // The plans read `input[c] + offset` through a preallocated pointer array.
+        for c in 0..<s.pointee.inputChannelCount { s.pointee.shiftedInput[c] = input[c] + offset }
+        let shifted = UnsafePointer(s.pointee.shiftedInput)
+        current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n)
+        if let old = s.pointee.fading {
+            old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n)
+        }
+        let newChannels = current.pointee.outputChannelCount
+        if let old = s.pointee.fading {
+            let oldChannels = old.pointee.outputChannelCount
+            let length = s.pointee.fadeFrames
+            let start = s.pointee.fadePosition
+            for c in 0..<s.pointee.outputChannelCount {
+                let a = s.pointee.oldOut[min(c, oldChannels - 1)], b = s.pointee.newOut[min(c, newChannels - 1)]
+                let dst = output[c] + offset
+                for i in 0..<n {
+                    let k = start + i
+                    let t: Float = k >= length ? 1 : Float(k) / Float(length)
+                    dst[i] = a[i] + (b[i] - a[i]) * t
+                }
+            }
+            s.pointee.fadePosition = start + n
+            if s.pointee.fadePosition >= length {
+                retire(old)
+            }
+        } else {
+            for c in 0..<s.pointee.outputChannelCount {
+                let src = s.pointee.newOut[min(c, newChannels - 1)], dst = output[c] + offset
+                for i in 0..<n { dst[i] = src[i] }
+            }
+        }
+    }
+
+    /// Hands `old` back to the control thread through a free retired slot; if all are full,
+    /// keeps fading (at full new gain) until the control thread has emptied one.
+    @_noLocks
+    func retire(_ old: UnsafeMutablePointer<PlanCore>) {
+        let s = shared
+        for k in 0..<s.pointee.retiredCount {
+            let (exchanged, _) = s.pointee.retired[k].compareExchange(expected: nil, desired: UnsafeMutableRawPointer(old), ordering: .releasing)
+            if exchanged {
+                s.pointee.fading = nil
+                return
+            }
+        }
+    }
+}
