@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
@@ -38,7 +39,9 @@ let package = Package(
         .executableTarget(name: "PrintBandsExample", dependencies: ["TimbreEngine"],
                           path: "Examples/PrintBands"),
         .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP"]),
-        .testTarget(name: "TimbreEngineTests", dependencies: ["TimbreEngine"]),
+        .testTarget(name: "TimbreEngineTests", dependencies: [
+            "TimbreEngine", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+        ]),
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile"]),
     ]
