@@ -10,7 +10,11 @@ DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps build test demo presets check-presets clean help benchmark
+.PHONY: all deps build test demo presets check-presets clean help benchmark rtsan
+
+# RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
+SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
+RTSAN_LIB := $(firstword $(wildcard $(SWIFT_BIN_DIR)../lib/clang/*/lib/linux/libclang_rt.rtsan-x86_64.a))
 
 all: build
 
@@ -18,6 +22,7 @@ help:
 	@echo "make demo   install packages, build, render the embedded demo into $(DEMO_DIR)"
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
+	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 
 ## Install whatever Debian packages are missing (needs root or sudo).
 deps:
@@ -42,7 +47,17 @@ presets:
 check-presets:
 	@python3 scripts/embed-presets.py --check || { echo "Sources/timbre/EmbeddedPresets.swift is stale: run 'make presets'"; exit 1; }
 
-test: build check-presets
+## RealtimeSanitizer run of the render path with concurrent plan swaps (its own build folder).
+rtsan: deps
+	@test -n "$(RTSAN_LIB)" || { echo "libclang_rt.rtsan not found beside $(SWIFT)"; exit 1; }
+	$(SWIFT) build -c release --product RealtimeSafetyCheck --scratch-path .build-rtsan \
+	  -Xlinker --whole-archive -Xlinker $(RTSAN_LIB) -Xlinker --no-whole-archive -Xlinker -lstdc++
+	.build-rtsan/release/RealtimeSafetyCheck
+	@.build-rtsan/release/RealtimeSafetyCheck --self-test >/dev/null 2>&1; rc=$$?; \
+	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test: a deliberate allocation was caught (exit 43)"; \
+	  else echo "RealtimeSanitizer self-test did not fire (exit $$rc)"; exit 1; fi
+
+test: build check-presets rtsan
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	$(BIN) demo --output-dir $$(mktemp -d) --seconds 2 >/dev/null
 	.build/$(CONFIG)/PrintBandsExample Presets/podcast-voice.json >/dev/null
@@ -57,4 +72,4 @@ benchmark: deps
 	cd Benchmarks && $(SWIFT) package benchmark
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-rtsan out

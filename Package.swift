@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
         .target(name: "CTimbreSupport"),
+        .target(name: "CRealtimeSanitizer"),
         .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
         .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
@@ -38,6 +39,8 @@ let package = Package(
                           path: "Examples/RenderChain"),
         .executableTarget(name: "PrintBandsExample", dependencies: ["TimbreEngine"],
                           path: "Examples/PrintBands"),
+        .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer"],
+                          path: "Tests/RealtimeSafetyCheck"),
         .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP"]),
         .testTarget(name: "TimbreEngineTests", dependencies: [
             "TimbreEngine", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

@@ -55,7 +55,7 @@ let nodes: [(String, String)] = [
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        metrics: [.wallClock, .mallocCountTotal, .throughput],
         timeUnits: .nanoseconds,
         scalingFactor: .kilo,
         maxDuration: .seconds(2),

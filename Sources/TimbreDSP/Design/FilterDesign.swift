@@ -1,7 +1,7 @@
 import Foundation
 
 /// The response families Timbre designs.
-public enum FilterType: String, Sendable, CaseIterable, Codable {
+public enum FilterType: String, Sendable, CaseIterable, Codable, Hashable {
     case highPass = "highpass", lowPass = "lowpass"
     case peak, lowShelf = "lowshelf", highShelf = "highshelf"
     case notch, bandPass = "bandpass", allPass = "allpass"
@@ -25,7 +25,7 @@ public enum DesignMethod: String, Sendable, CaseIterable, Codable {
 /// (N the order); `q` instead gives one section with that Q (TheAmazingAudioEngine's
 /// AEHighPassFilter). Notch, band-pass and all-pass use the RBJ design in both modes:
 /// their centre is exact by pre-warping and they have no gain to cramp.
-public struct FilterDesign: Sendable, Equatable {
+public struct FilterDesign: Sendable, Hashable {
     public var type: FilterType
     public var frequencyHz: Double
     public var gainDB: Double

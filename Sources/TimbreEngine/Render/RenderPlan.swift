@@ -55,13 +55,13 @@ public final class RenderPlan {
             switch node.kind {
             case .filter(let design):
                 try checkFrequency(design.frequencyHz, node.path + ".frequency")
-                let sections = design.sections(sampleRate: fs)
+                let sections = DesignCache.shared.sections(design, sampleRate: fs)
                 if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
             case .eq(let bands):
                 var sections: [BiquadCoefficients] = []
                 for (j, band) in bands.enumerated() {
                     try checkFrequency(band.frequencyHz, node.path + ".bands[\(j)].frequency")
-                    sections += band.design.sections(sampleRate: fs)
+                    sections += DesignCache.shared.sections(band.design, sampleRate: fs)
                 }
                 if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
             case .gain(let linear):
