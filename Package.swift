@@ -30,10 +30,12 @@ let package = Package(
         .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
         .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
-        .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport"]),
+        .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport",
+                                                   .product(name: "Atomics", package: "swift-atomics")]),
         .executableTarget(name: "timbre", dependencies: [
             "TimbreEngine", "TimbreFile", "TimbreJack",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Atomics", package: "swift-atomics"),
         ]),
         .executableTarget(name: "RenderChainExample", dependencies: ["TimbreEngine", "TimbreFile"],
                           path: "Examples/RenderChain"),

@@ -11,7 +11,7 @@ import Foundation
 import TimbreDSP
 import TimbreEngine
 
-nonisolated(unsafe) let selfTest = CommandLine.arguments.contains("--self-test")
+let selfTest = CommandLine.arguments.contains("--self-test")
 guard timbre_rtsan_available() != 0 else {
     FileHandle.standardError.write(Data("RealtimeSafetyCheck: not linked with RealtimeSanitizer (use `make rtsan`)\n".utf8))
     exit(3)
@@ -30,7 +30,7 @@ let alternative = #"{"version": 1, "name": "other", "chain": [{"type": "eq", "id
 let engine = try LiveEngine(document: PresetDecoder.parse(Data(chain.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
 engine.warmUp()
 
-nonisolated(unsafe) let block = 128, blocks = 12_000
+let block = 128, blocks = 12_000
 let input = UnsafeMutablePointer<Float>.allocate(capacity: block)
 for i in 0..<block { input[i] = sin(Float(i) * 0.05) * 0.3 }
 let outputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
@@ -38,8 +38,8 @@ nonisolated(unsafe) let inPtrs = UnsafeMutablePointer<UnsafePointer<Float>>.allo
 inPtrs[0] = UnsafePointer(input)
 nonisolated(unsafe) let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
 outPtrs[0] = outputs[0]; outPtrs[1] = outputs[1]
-nonisolated(unsafe) let renderer = engine.renderer
-nonisolated(unsafe) let finished = DispatchSemaphore(value: 0)
+let renderer = engine.renderer
+let finished = DispatchSemaphore(value: 0)
 
 let audio = Thread {
     DenormalGuard.enable()

@@ -1,0 +1,176 @@
+import Atomics
+import CJack
+import CTimbreSupport
+import Foundation
+import TimbreDSP
+import TimbreEngine
+
+/// What the JACK threads share with the control thread: raw memory, no reference counting.
+struct JackProcessContext {
+    let renderer: RealtimeRenderer
+    let inputPorts: UnsafeMutablePointer<OpaquePointer>
+    let inputCount: Int
+    let outputPorts: UnsafeMutablePointer<OpaquePointer>
+    let outputCount: Int
+    let inBuffers: UnsafeMutablePointer<UnsafePointer<Float>>
+    let outBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let xruns: UnsafeAtomic<Int>
+    let bufferSize: UnsafeAtomic<Int>
+    let sampleRate: UnsafeAtomic<Int>
+    let shutdown: UnsafeAtomic<Bool>
+    let cycles: UnsafeAtomic<Int>
+}
+
+/// Runs a ``LiveEngine`` inside a JACK client: renders in the process callback directly on
+/// JACK's port buffers, sets FTZ/DAZ in the thread-init callback, and turns JACK's
+/// notifications (buffer size, sample rate, xruns, connections, shutdown) into events the
+/// control thread reads with ``pollEvents()``.
+public final class JackHost: @unchecked Sendable {
+    public let engine: LiveEngine
+    public let jack: JackClient
+    let context: UnsafeMutablePointer<JackProcessContext>
+    let events = EventQueue()
+    var reportedXruns = 0
+
+    /// Something that happened in JACK, reported on the control thread.
+    public enum Event: Sendable, Equatable {
+        case bufferSize(Int)
+        case sampleRate(Int)
+        case xrun(total: Int)
+        case connected(String, String)
+        case disconnected(String, String)
+        case shutdown(String)
+    }
+
+    final class EventQueue: @unchecked Sendable {
+        private var items: [Event] = []
+        private let lock = NSLock()
+        func push(_ e: Event) { lock.lock(); items.append(e); lock.unlock() }
+        func drain() -> [Event] { lock.lock(); defer { lock.unlock() }; let out = items; items = []; return out }
+    }
+
+    /// Opens the client, registers `inputs`/`outputs` ports, compiles `document` at the
+    /// server's rate and warms up. Call ``activate()`` to start processing.
+    public init(name: String, document: JSONValue, inputs: Int, outputs: Int) throws {
+        jack = try JackClient(name: name)
+        try jack.registerPorts(prefix: "in", count: inputs, input: true)
+        try jack.registerPorts(prefix: "out", count: outputs, input: false)
+        let rate = Double(jack.sampleRate)
+        engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: inputs, outputChannelCount: outputs,
+                                maxBlockFrames: 8192)
+        engine.warmUp()
+        let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)
+        for (k, p) in jack.inputPorts.enumerated() { inPorts[k] = p }
+        let outPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: outputs)
+        for (k, p) in jack.outputPorts.enumerated() { outPorts[k] = p }
+        context = .allocate(capacity: 1)
+        context.initialize(to: JackProcessContext(
+            renderer: engine.renderer, inputPorts: inPorts, inputCount: inputs, outputPorts: outPorts, outputCount: outputs,
+            inBuffers: .allocate(capacity: inputs), outBuffers: .allocate(capacity: outputs),
+            xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
+            shutdown: .create(false), cycles: .create(0)))
+        let arg = UnsafeMutableRawPointer(context)
+        jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
+        jack_set_process_callback(jack.client, { frames, arg in
+            JackHost.process(arg!.assumingMemoryBound(to: JackProcessContext.self), frames: Int(frames))
+            return 0
+        }, arg)
+        jack_set_buffer_size_callback(jack.client, { frames, arg in
+            // Not a real-time thread. The renderer splits any size into blocks it was built for.
+            arg!.assumingMemoryBound(to: JackProcessContext.self).pointee.bufferSize.store(Int(frames), ordering: .relaxed)
+            return 0
+        }, arg)
+        jack_set_sample_rate_callback(jack.client, { rate, arg in
+            arg!.assumingMemoryBound(to: JackProcessContext.self).pointee.sampleRate.store(Int(rate), ordering: .relaxed)
+            return 0
+        }, arg)
+        jack_set_xrun_callback(jack.client, { arg in
+            arg!.assumingMemoryBound(to: JackProcessContext.self).pointee.xruns.wrappingIncrement(ordering: .relaxed)
+            return 0
+        }, arg)
+        let eventsPointer = Unmanaged.passUnretained(self).toOpaque()
+        jack_set_port_connect_callback(jack.client, { a, b, connect, arg in
+            // Notification thread (not real-time): safe to look names up and queue an event.
+            let host = Unmanaged<JackHost>.fromOpaque(arg!).takeUnretainedValue()
+            let na = host.jack.portName(id: a), nb = host.jack.portName(id: b)
+            let ours = host.jack.name + ":"
+            guard na.hasPrefix(ours) || nb.hasPrefix(ours) else { return }
+            host.events.push(connect != 0 ? .connected(na, nb) : .disconnected(na, nb))
+        }, eventsPointer)
+        jack_on_info_shutdown(jack.client, { _, reason, arg in
+            let host = Unmanaged<JackHost>.fromOpaque(arg!).takeUnretainedValue()
+            host.context.pointee.shutdown.store(true, ordering: .releasing)
+            host.events.push(.shutdown(reason.map { String(cString: $0) } ?? "unknown reason"))
+        }, eventsPointer)
+        jack_set_latency_callback(jack.client, { mode, arg in
+            // Timbre's nodes add no latency: pass the upstream/downstream latency through.
+            let ctx = arg!.assumingMemoryBound(to: JackProcessContext.self).pointee
+            var range = jack_latency_range_t(min: 0, max: 0)
+            if mode == JackCaptureLatency {
+                for k in 0..<ctx.inputCount {
+                    var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.inputPorts[k], mode, &r)
+                    range.min = max(range.min, r.min); range.max = max(range.max, r.max)
+                }
+                for k in 0..<ctx.outputCount { jack_port_set_latency_range(ctx.outputPorts[k], mode, &range) }
+            } else {
+                for k in 0..<ctx.outputCount {
+                    var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.outputPorts[k], mode, &r)
+                    range.min = max(range.min, r.min); range.max = max(range.max, r.max)
+                }
+                for k in 0..<ctx.inputCount { jack_port_set_latency_range(ctx.inputPorts[k], mode, &range) }
+            }
+        }, arg)
+    }
+
+    deinit {
+        jack.close()
+        let c = context.pointee
+        c.inputPorts.deallocate(); c.outputPorts.deallocate(); c.inBuffers.deallocate(); c.outBuffers.deallocate()
+        c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy()
+        context.deinitialize(count: 1)
+        context.deallocate()
+    }
+
+    /// The process callback body: fetch port buffers, render. No allocation, locks or I/O.
+    @_noLocks
+    static func process(_ ctx: UnsafeMutablePointer<JackProcessContext>, frames: Int) {
+        let c = ctx.pointee
+        _unsafePerformance {
+            for k in 0..<c.inputCount {
+                c.inBuffers[k] = UnsafePointer(jack_port_get_buffer(c.inputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self))
+            }
+            for k in 0..<c.outputCount {
+                c.outBuffers[k] = jack_port_get_buffer(c.outputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self)
+            }
+        }
+        c.renderer.render(input: UnsafePointer(c.inBuffers), output: UnsafePointer(c.outBuffers), frameCount: frames)
+        c.cycles.wrappingIncrement(ordering: .relaxed)
+    }
+
+    public func activate() throws { try jack.activate() }
+
+    public var inputPortNames: [String] { jack.inputPorts.map(jack.fullName) }
+    public var outputPortNames: [String] { jack.outputPorts.map(jack.fullName) }
+    public var xruns: Int { context.pointee.xruns.load(ordering: .relaxed) }
+    public var cycles: Int { context.pointee.cycles.load(ordering: .relaxed) }
+    public var bufferSize: Int { context.pointee.bufferSize.load(ordering: .relaxed) }
+    public var isShutDown: Bool { context.pointee.shutdown.load(ordering: .acquiring) }
+
+    /// Events since the last call, plus buffer-size, rate and xrun changes. Recompiles the
+    /// plan when the sample rate changed. Frees plans the audio thread retired.
+    public func pollEvents() -> [Event] {
+        engine.collectRetired()
+        var out = events.drain()
+        let rate = context.pointee.sampleRate.load(ordering: .relaxed)
+        if Double(rate) != engine.sampleRate {
+            do { try engine.setSampleRate(Double(rate)); out.append(.sampleRate(rate)) } catch {
+                out.append(.shutdown("the preset does not fit the new sample rate \(rate) Hz: \(error)"))
+            }
+        }
+        let x = xruns
+        if x != reportedXruns { reportedXruns = x; out.append(.xrun(total: x)) }
+        return out
+    }
+
+    public func close() { jack.close() }
+}
