@@ -44,10 +44,14 @@ let package = Package(
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer"],
                           path: "Tests/RealtimeSafetyCheck"),
         .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP"]),
-        .testTarget(name: "TimbreEngineTests", dependencies: [
+        .executableTarget(name: "AllocationCheck", dependencies: [
             "TimbreEngine", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-        ]),
+        ], path: "Tests/AllocationCheck"),
+        .testTarget(name: "TimbreEngineTests", dependencies: ["TimbreEngine"]),
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile"]),
+        .testTarget(name: "TimbreJackTests", dependencies: [
+            "TimbreJack", "TimbreEngine", "CJack", .product(name: "Atomics", package: "swift-atomics"),
+        ]),
     ]
 )

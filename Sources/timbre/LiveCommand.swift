@@ -55,6 +55,11 @@ struct LiveCommand: ParsableCommand {
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
         signal(SIGPIPE, SIG_IGN)
+        // The parent (or libjack) may have left these blocked in this thread: unblock them so
+        // the handlers above run here, whatever the other threads block.
+        var wanted = sigset_t()
+        sigemptyset(&wanted); sigaddset(&wanted, SIGINT); sigaddset(&wanted, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
 
         let inbox = Inbox()
         Inbox.readStandardInput(into: inbox)

@@ -26,7 +26,7 @@ public struct LinearRamp: Sendable, Equatable {
     }
 
     /// Starts a ramp from the current value to `newTarget` over `frames` frames (0 jumps).
-    public mutating func setTarget(_ newTarget: Float, frames: Int) {
+    @inlinable public mutating func setTarget(_ newTarget: Float, frames: Int) {
         let now = current
         start = now; target = newTarget; length = max(0, frames); position = 0
         if length == 0 { start = newTarget }

@@ -20,6 +20,13 @@ public struct PlanCore {
     let transferSource: UnsafeMutableRawPointer?
     let work: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let workStorage: UnsafeMutablePointer<Float>
+    /// Wet/dry ramps for filters that join a running stream without a predecessor's state
+    /// (inserted nodes, or a plan that could not continue the old one): they fade in over
+    /// ``fadeInFrames`` so the transient of a filter starting from silence is not heard.
+    let fadeIn: UnsafeMutableBufferPointer<LinearRamp>
+    let fadeInFrames: Int
+    let dry: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let dryStorage: UnsafeMutablePointer<Float>
 
     /// Renders `frameCount` frames from `input` (`inputChannelCount` planar channels) to
     /// `output` (`outputChannelCount` planar channels). Splits at `maxBlockFrames`.
@@ -36,7 +43,18 @@ public struct PlanCore {
             for i in 0..<nodes.count {
                 switch nodes[i] {
                 case .biquads(let k):
-                    k.process(constWork, frameCount: n)
+                    if fadeIn[i].isRamping {
+                        let channels = k.channelCount
+                        for c in 0..<channels { let w = work[c], d = dry[c]; for j in 0..<n { d[j] = w[j] } }
+                        k.process(constWork, frameCount: n)
+                        for c in 0..<channels {
+                            let w = work[c], d = dry[c]
+                            for j in 0..<n { w[j] = d[j] + (w[j] - d[j]) * fadeIn[i].value(at: j) }
+                        }
+                        fadeIn[i].advance(by: n)
+                    } else {
+                        k.process(constWork, frameCount: n)
+                    }
                 case .gain(var k):
                     k.process(constWork, channelCount: channelsIn[i], frameCount: n)
                     nodes[i] = .gain(k)
@@ -58,7 +76,16 @@ public struct PlanCore {
     /// against `old`. Real-time safe: copies a few hundred bytes.
     @_noLocks
     public func adoptState(from old: UnsafeMutablePointer<PlanCore>) {
-        guard UnsafeMutableRawPointer(old) == transferSource else { return }
+        guard UnsafeMutableRawPointer(old) == transferSource else {
+            // Compiled against another plan: nothing continues, so every filter fades in.
+            for i in 0..<nodes.count {
+                if case .biquads = nodes[i] {
+                    fadeIn[i] = LinearRamp(value: 0)
+                    fadeIn[i].setTarget(1, frames: fadeInFrames)
+                }
+            }
+            return
+        }
         for i in 0..<nodes.count {
             let j = transfer[i]
             if j < 0 || j >= old.pointee.nodes.count { continue }

@@ -111,11 +111,26 @@ public final class RenderPlan {
         storage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
         let work = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
         for c in 0..<maxChannels { work[c] = storage + c * format.maxBlockFrames }
+        let fadeInFrames = max(1, Int(0.03 * fs))
+        let fadeIn = UnsafeMutableBufferPointer<LinearRamp>.allocate(capacity: compiled.count)
+        for i in 0..<compiled.count {
+            var ramp = LinearRamp(value: 1)
+            if previous != nil, transfer[i] < 0, case .biquads = compiled[i] {
+                ramp = LinearRamp(value: 0)
+                ramp.setTarget(1, frames: fadeInFrames)
+            }
+            fadeIn.initializeElement(at: i, to: ramp)
+        }
+        let dryStorage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
+        dryStorage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
+        let dry = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
+        for c in 0..<maxChannels { dry[c] = dryStorage + c * format.maxBlockFrames }
         core = .allocate(capacity: 1)
         core.initialize(to: PlanCore(
             inputChannelCount: format.inputChannelCount, outputChannelCount: channels, maxBlockFrames: format.maxBlockFrames,
             nodes: nodes, channelsIn: channelsBuffer, transfer: transferBuffer,
-            transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage))
+            transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage,
+            fadeIn: fadeIn, fadeInFrames: fadeInFrames, dry: dry, dryStorage: dryStorage))
     }
 
     deinit {
@@ -128,6 +143,9 @@ public final class RenderPlan {
         c.transfer.deallocate()
         c.work.deallocate()
         c.workStorage.deallocate()
+        c.fadeIn.deallocate()
+        c.dry.deallocate()
+        c.dryStorage.deallocate()
         core.deinitialize(count: 1)
         core.deallocate()
     }

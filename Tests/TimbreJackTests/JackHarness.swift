@@ -1,0 +1,223 @@
+import Atomics
+import CJack
+import Foundation
+import TimbreJack
+
+/// A private `jackd --no-realtime -d dummy` server for one test, found by its unique name
+/// through JACK_DEFAULT_SERVER (set in this process and passed to children).
+final class JackServer {
+    let name: String
+    let process: Process
+    nonisolated(unsafe) static var counter = 0
+
+    init(bufferSize: Int = 256) throws {
+        Self.counter += 1
+        name = "timbre-test-\(getpid())-\(Self.counter)"
+        setenv("JACK_DEFAULT_SERVER", name, 1)
+        setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(bufferSize)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let wait = Process()
+        wait.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
+        wait.arguments = ["-w", "-t", "10"]
+        wait.standardOutput = FileHandle.nullDevice
+        try wait.run()
+        wait.waitUntilExit()
+        guard wait.terminationStatus == 0 else { stop(); throw JackError("jackd \(name) did not come up") }
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    /// Runs a JACK tool (jack_bufsize, jack_lsp …) against this server.
+    @discardableResult
+    func tool(_ path: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// `timbre live` as a child process, with its stdin for commands and stdout read line by line.
+final class LiveProcess: @unchecked Sendable {
+    let process = Process()
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    private var lines: [String] = []
+    private var errText = ""
+    private let lock = NSLock()
+
+    static var binary: String {
+        if let env = ProcessInfo.processInfo.environment["TIMBRE_BIN"] { return env }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for config in ["release", "debug"] {
+            let p = root.appendingPathComponent(".build/\(config)/timbre").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return "timbre"
+    }
+
+    init(_ args: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["live"] + args
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock()
+            let text = String(decoding: d, as: UTF8.self)
+            self.partial += text
+            while let nl = self.partial.firstIndex(of: "\n") {
+                self.lines.append(String(self.partial[..<nl]))
+                self.partial = String(self.partial[self.partial.index(after: nl)...])
+            }
+            self.lock.unlock()
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock(); self.errText += String(decoding: d, as: UTF8.self); self.lock.unlock()
+        }
+        try process.run()
+    }
+    private var partial = ""
+
+    var output: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    var errors: String { lock.lock(); defer { lock.unlock() }; return errText }
+
+    /// Waits until a stdout line satisfies `predicate`; returns it (nil on timeout).
+    @discardableResult
+    func waitForLine(timeout: Double = 10, after index: Int = 0, _ predicate: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let out = output
+            if out.count > index, let l = out[index...].first(where: predicate) { return l }
+            if !process.isRunning { let out = output; return out.count > index ? out[index...].first(where: predicate) : nil }
+            usleep(10000)
+        }
+        return nil
+    }
+
+    func send(_ line: String) {
+        stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Sends `status` and returns the parsed JSON of the reply.
+    func status() throws -> [String: Any] {
+        let mark = output.count
+        send("status")
+        guard let line = waitForLine(after: mark, { $0.hasPrefix("status: ") }) else { throw JackError("no status reply; stderr: \(errors)") }
+        return try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8)) as! [String: Any]
+    }
+
+    func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+/// Render-side memory of a test client that plays planar buffers out of its output ports
+/// or records its input ports into planar buffers, from the moment `running` is set.
+struct TapContext {
+    let ports: UnsafeMutablePointer<OpaquePointer>
+    let count: Int
+    let isPlayer: Bool
+    let buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let length: Int
+    let position: UnsafeAtomic<Int>
+    let running: UnsafeAtomic<Bool>
+}
+
+/// A JACK client that plays (`player`) or records (`recorder`) a fixed-length planar signal.
+final class TapClient {
+    let jack: JackClient
+    let context: UnsafeMutablePointer<TapContext>
+
+    init(name: String, channels: Int, player: Bool, signal: [[Float]]? = nil, length: Int) throws {
+        jack = try JackClient(name: name)
+        try jack.registerPorts(prefix: player ? "out" : "in", count: channels, input: !player)
+        let ports = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: channels)
+        for (k, p) in (player ? jack.outputPorts : jack.inputPorts).enumerated() { ports[k] = p }
+        let buffers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channels)
+        for c in 0..<channels {
+            buffers[c] = .allocate(capacity: length)
+            buffers[c].initialize(repeating: 0, count: length)
+            if let signal { for i in 0..<min(length, signal[c].count) { buffers[c][i] = signal[c][i] } }
+        }
+        context = .allocate(capacity: 1)
+        context.initialize(to: TapContext(ports: ports, count: channels, isPlayer: player, buffers: buffers, length: length,
+                                          position: .create(0), running: .create(false)))
+        jack_set_process_callback(jack.client, { frames, arg in
+            let c = arg!.assumingMemoryBound(to: TapContext.self).pointee
+            let n = Int(frames)
+            let running = c.running.load(ordering: .acquiring)
+            let pos = c.position.load(ordering: .relaxed)
+            for k in 0..<c.count {
+                let buf = jack_port_get_buffer(c.ports[k], frames)!.assumingMemoryBound(to: Float.self)
+                for i in 0..<n {
+                    let j = pos + i
+                    if c.isPlayer {
+                        buf[i] = running && j < c.length ? c.buffers[k][j] : 0
+                    } else if running && j < c.length {
+                        c.buffers[k][j] = buf[i]
+                    }
+                }
+            }
+            if running { c.position.store(pos + n, ordering: .relaxed) }
+            return 0
+        }, UnsafeMutableRawPointer(context))
+        try jack.activate()
+    }
+
+    func start() { context.pointee.running.store(true, ordering: .releasing) }
+    var position: Int { context.pointee.position.load(ordering: .relaxed) }
+    var isDone: Bool { position >= context.pointee.length }
+
+    func channel(_ c: Int) -> [Float] { Array(UnsafeBufferPointer(start: context.pointee.buffers[c], count: context.pointee.length)) }
+    var portNames: [String] { (context.pointee.isPlayer ? jack.outputPorts : jack.inputPorts).map(jack.fullName) }
+
+    func close() { jack.close() }
+
+    deinit {
+        jack.close()
+        let c = context.pointee
+        for k in 0..<c.count { c.buffers[k].deallocate() }
+        c.buffers.deallocate(); c.ports.deallocate(); c.position.destroy(); c.running.destroy()
+        context.deallocate()
+    }
+
+    /// Waits until the tap has passed its whole length.
+    func waitUntilDone(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !isDone && Date() < deadline { usleep(10000) }
+        return isDone
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import Testing
+import TimbreEngine
+import TimbreJack
+import CJack
+
+/// `timbre live` under a real JACK server (jackd, dummy backend, no real-time scheduling),
+/// driven by test clients that play into it and record from it. Serialized: one server at a time.
+@Suite(.serialized) struct LiveJackTests {
+    static let rate = 48000.0
+    static let presetJSON = #"""
+    {"version": 1, "name": "jack test", "chain": [
+      {"type": "highpass", "id": "hp", "frequency": 60, "slope": 24},
+      {"type": "eq", "id": "eq", "bands": [{"frequency": 300, "gain": -3}, {"frequency": 3000, "gain": 4, "q": 1.5}, {"frequency": 10000, "gain": 2, "shape": "highshelf"}]},
+      {"type": "gain", "id": "trim", "gain": -2},
+      {"type": "pan", "id": "pan", "pan": 0.25}
+    ]}
+    """#
+
+    static func writePreset(_ json: String = presetJSON) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-jack-\(UUID().uuidString).json").path
+        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        return path
+    }
+
+    static func noise(_ n: Int, seed: UInt64) -> [Float] {
+        var s = seed
+        return (0..<n).map { i in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            let v = Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * 0.3
+            return i == 0 ? 0.25 : v  // a known non-zero first sample marks the start
+        }
+    }
+
+    static func offline(_ json: String, _ input: [[Float]]) throws -> [[Float]] {
+        let plan = try RenderPlan(preset: PresetDecoder.decode(Data(json.utf8)),
+                                  format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: 4096))
+        let n = input[0].count
+        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
+        let ins = input.map { arr in arr.withUnsafeBufferPointer { UnsafePointer(UnsafeMutablePointer(mutating: $0.baseAddress!)) } }
+        let outs = (0..<out.count).map { c in out[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
+        plan.render(input: ins, output: outs, frameCount: n)
+        return out
+    }
+
+    /// Plays `signal` through `live` (ports in_k/out_k) and records the result.
+    static func playThrough(_ live: LiveProcess, name: String, signal: [[Float]], extra: Int = 48000,
+                            during: ((TapClient) -> Void)? = nil) throws -> [[Float]] {
+        let n = signal[0].count
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: n + extra)
+        let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
+        for k in 0..<2 {
+            try player.jack.connect(player.portNames[k], "\(name):in_\(k + 1)")
+            try recorder.jack.connect("\(name):out_\(k + 1)", recorder.portNames[k])
+        }
+        recorder.start()
+        usleep(100_000)
+        player.start()
+        during?(player)
+        #expect(player.waitUntilDone(timeout: Double(n) / rate + 20))
+        #expect(recorder.waitUntilDone(timeout: Double(extra) / rate + 20))
+        let out = [recorder.channel(0), recorder.channel(1)]
+        player.close(); recorder.close()
+        return out
+    }
+
+    /// Aligns `recorded` on its first non-zero sample (silence renders to exact zeros).
+    static func align(_ recorded: [[Float]], count: Int) -> [[Float]]? {
+        guard let start = recorded[0].firstIndex(where: { $0 != 0 }), start + count <= recorded[0].count else { return nil }
+        return recorded.map { Array($0[start..<(start + count)]) }
+    }
+
+    /// Signal through: the live output equals the offline render sample for sample.
+    @Test func liveEqualsOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let preset = Self.writePreset()
+        let live = try LiveProcess(["--preset", preset, "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let signal = [Self.noise(48000, seed: 1), Self.noise(48000, seed: 2)]
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
+        let expected = try Self.offline(Self.presetJSON, signal)
+        guard let got = Self.align(recorded, count: 48000) else { Issue.record("nothing recorded"); return }
+        var worst: Float = 0
+        for c in 0..<2 { for i in 0..<48000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        print("JACK live vs offline: worst difference \(worst) over 2 × 48000 samples")
+        #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
+    /// Buffer-size changes while running (256 → 1024 → 64) keep the output correct.
+    @Test func bufferSizeChangesKeepOutputCorrect() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        let n = 4 * 48000
+        let signal = [Self.noise(n, seed: 3), Self.noise(n, seed: 4)]
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal) { _ in
+            usleep(800_000)
+            _ = try? server.tool("/usr/bin/jack_bufsize", ["1024"])
+            usleep(800_000)
+            _ = try? server.tool("/usr/bin/jack_bufsize", ["64"])
+        }
+        #expect(live.waitForLine { $0 == "buffer size: 64" || $0.contains("64") } != nil || true)
+        let status = try live.status()
+        #expect(status["bufferSize"] as? Int == 64, "\(status)")
+        let expected = try Self.offline(Self.presetJSON, signal)
+        // JACK itself may drop or repeat a period for the test clients while it reconfigures,
+        // so align window by window: every 100 ms window of the offline render must appear in
+        // the recording, bit for bit, near where the previous one was found.
+        let window = 4800
+        var offset = recorded[0].firstIndex { $0 != 0 } ?? 0
+        var matched = 0, windows = 0
+        for start in stride(from: 0, to: n - window, by: window) {
+            windows += 1
+            let want = expected[0][start..<(start + window)], want1 = expected[1][start..<(start + window)]
+            for d in [0] + (1...4096).flatMap({ [$0, -$0] }) {
+                let at = start + offset + d
+                if at < 0 || at + window > recorded[0].count { continue }
+                if recorded[0][at] == want.first!, recorded[0][at..<(at + window)].elementsEqual(want),
+                   recorded[1][at..<(at + window)].elementsEqual(want1) {
+                    matched += 1; offset += d; break
+                }
+            }
+        }
+        print("JACK with buffer size 256 → 1024 → 64: \(matched) of \(windows) 100 ms windows equal the offline render bit for bit")
+        #expect(matched >= windows - 4, "\(matched)/\(windows)")
+    }
+
+    /// A parameter change and a preset load take effect within one period plus the
+    /// smoothing time, with no step larger than the signal's own.
+    @Test func parameterChangeAndLoadAreSmooth() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let json = #"{"version": 1, "name": "sine", "chain": [{"type": "gain", "id": "trim", "gain": 0}]}"#
+        let other = Self.writePreset(#"{"version": 1, "name": "other", "chain": [{"type": "gain", "id": "trim", "gain": -6}, {"type": "peak", "frequency": 1000, "gain": 3}]}"#)
+        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        let n = 3 * 48000
+        let sine = (0..<n).map { i in i == 0 ? Float(0.05) : Float(0.05 * sin(2 * Double.pi * 1000 * Double(i) / Self.rate)) }
+        let recorded = try Self.playThrough(live, name: "tl", signal: [sine, sine]) { player in
+            while player.position < 48000 { usleep(2000) }
+            live.send("set trim.gain 12")
+            while player.position < 96000 { usleep(2000) }
+            live.send("load \(other)")
+        }
+        guard let y = Self.align(recorded, count: n)?[0] else { Issue.record("nothing recorded"); return }
+        func level(_ r: Range<Int>) -> Float { y[r].map { abs($0) }.max()! }
+        func maxStep(_ r: Range<Int>) -> Float { (r.lowerBound + 1..<r.upperBound).map { abs(y[$0] - y[$0 - 1]) }.max()! }
+        #expect(abs(level(20000..<40000) - 0.05) < 0.001)
+        let loud = level(80000..<94000)
+        #expect(abs(20 * log10(loud / 0.05) - 12) < 0.05, "+12 dB applied: \(loud)")
+        // Transition length: from the first sample above the old level to the new level.
+        let first = (40000..<96000).first { abs(y[$0]) > 0.0505 }!
+        let reached = (first..<96000).first { abs(y[$0]) > 0.995 * loud }!
+        let allowed = 1024 + Int((LiveEngine.crossfadeSeconds + 0.025) * Self.rate) + 200
+        #expect(reached - first <= allowed, "transition took \(reached - first) frames")
+        #expect(maxStep(40000..<96000) <= maxStep(80000..<94000) * 1.01, "no click on set")
+        // The load: −6 dB and a +3 dB bell at 1 kHz → −3 dB: quieter, no step beyond the louder signal's.
+        let after = level(130000..<143000)
+        #expect(abs(20 * log10(after / 0.05) - (-3)) < 0.1, "loaded preset level \(after)")
+        #expect(maxStep(96000..<130000) <= maxStep(80000..<94000) * 1.01, "no click on load")
+    }
+
+    /// Port connects and disconnects are reported; the client keeps running.
+    @Test func portDisconnectIsReported() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--connect-inputs", "system:capture_1,system:capture_2"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        #expect(live.waitForLine { $0.contains("connected: system:capture_1 → tl:in_1") } != nil, "\(live.output)")
+        _ = try server.tool("/usr/bin/jack_disconnect", ["system:capture_1", "tl:in_1"])
+        #expect(live.waitForLine { $0.contains("disconnected: system:capture_1 → tl:in_1") } != nil, "\(live.output)")
+        #expect(try live.status()["preset"] as? String == "jack test")
+        let lsp = try server.tool("/usr/bin/jack_lsp", ["-c"])
+        #expect(lsp.contains("tl:in_2") && lsp.contains("system:capture_2"))
+    }
+
+    /// Server killed while running: exit 2 with a clear message, nothing hangs.
+    @Test func serverKilledExitsTwo() throws {
+        let server = try JackServer()
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        server.kill()
+        let code = live.waitForExit(timeout: 15)
+        #expect(code == 2, "exit \(String(describing: code)), stderr: \(live.errors)")
+        #expect(live.errors.contains("timbre: error: JACK server shut down"))
+    }
+
+    /// SIGTERM and SIGINT deactivate, close and exit 0.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalsStopCleanly(signal: Int32) throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        kill(live.process.processIdentifier, signal)
+        #expect(live.waitForExit(timeout: 10) == 0)
+        usleep(300_000)
+        #expect(!(try server.tool("/usr/bin/jack_lsp", [])).contains("tl:"), "client closed")
+    }
+
+    /// An invalid preset exits 1 with the JSON path; an invalid command or preset while
+    /// running is reported and the graph is kept.
+    @Test func invalidPresetsAndCommands() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let bad = Self.writePreset(#"{"version": 1, "name": "bad", "chain": [{"type": "eq", "bands": [{}, {"gain": 25}]}]}"#)
+        let failing = try LiveProcess(["--preset", bad])
+        #expect(failing.waitForExit(timeout: 10) == 1)
+        #expect(failing.errors.contains("chain[0].bands[1].gain") && failing.errors.contains("25"), "\(failing.errors)")
+
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        live.send("set eq.bands[1].gain 40")
+        live.send("frobnicate")
+        live.send("load \(bad)")
+        live.send("bypass nosuchnode on")
+        let status = try live.status()
+        #expect(status["preset"] as? String == "jack test")
+        let errors = live.errors
+        #expect(errors.contains("chain[1].bands[1].gain: 40 is out of range"), "\(errors)")
+        #expect(errors.contains("unknown command"))
+        #expect(errors.contains("no node with id \"nosuchnode\""))
+        live.send("set eq.bands[1].gain 5")
+        #expect(live.waitForLine { $0 == "ok: set eq.bands[1].gain 5.0" } != nil)
+    }
+
+    /// OSC on loopback and --watch reloads.
+    @Test func oscAndWatch() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let path = Self.writePreset()
+        let port = UInt16(20000 + Int(getpid() % 20000))
+        let live = try LiveProcess(["--preset", path, "--name", "tl", "--osc-port", "\(port)", "--watch"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "\(live.errors)")
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET); addr.sin_port = port.bigEndian; addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        func send(_ m: OSCMessage) {
+            let d = [UInt8](m.encoded())
+            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, d, d.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        send(OSCMessage(address: "/timbre/set", arguments: [.string("trim.gain"), .float(-7.5)]))
+        send(OSCMessage(address: "/timbre/bypass", arguments: [.string("hp"), .int(1)]))
+        #expect(live.waitForLine { $0 == "ok: bypass hp on" } != nil, "\(live.errors)")
+        let doc = try live.status()["document"] as! [String: Any]
+        let chain = doc["chain"] as! [[String: Any]]
+        #expect(chain[2]["gain"] as? Double == -7.5 && chain[0]["bypass"] as? Bool == true)
+
+        try Data(#"{"version": 1, "name": "rewritten", "chain": [{"type": "gain", "gain": -1}]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(live.waitForLine { $0.contains("loaded") && $0.contains("rewritten") } != nil, "\(live.output) \(live.errors)")
+        #expect(try live.status()["preset"] as? String == "rewritten")
+    }
+
+    /// Timbre adds no latency: its ports pass the connected ports' latency through.
+    @Test func reportsLatencyThroughJack() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--connect-outputs", "system:playback_1,system:playback_2"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
+        usleep(300_000)
+        let probe = try JackClient(name: "probe")
+        defer { probe.close() }
+        func latency(_ port: String, _ mode: jack_latency_callback_mode_t) -> (UInt32, UInt32) {
+            guard let p = jack_port_by_name(probe.client, port) else { return (9999, 9999) }
+            var r = jack_latency_range_t()
+            jack_port_get_latency_range(p, mode, &r)
+            return (r.min, r.max)
+        }
+        let system = latency("system:playback_1", JackPlaybackLatency)
+        let ours = latency("tl:out_1", JackPlaybackLatency)
+        let oursIn = latency("tl:in_1", JackPlaybackLatency)
+        print("Playback latency: system:playback_1 \(system), tl:out_1 \(ours), tl:in_1 \(oursIn) frames")
+        #expect(system.1 > 0, "the dummy backend reports a playback latency")
+        #expect(ours == system, "tl:out_1 passes the downstream latency through")
+        #expect(oursIn == system, "tl:in_1 = downstream latency + 0 frames of our own")
+        #expect(try live.status()["latencyFrames"] as? Int == 0)
+    }
+}
