@@ -54,4 +54,29 @@ extension JSONValue {
             return nil
         }
     }
+
+    /// The path of the first object (depth first) whose `"id"` is `id`.
+    public func pathOfObject(withID id: String) -> [PathComponent]? {
+        switch self {
+        case .object(let o):
+            if case .string(id)? = o["id"] { return [] }
+            for key in o.keys.sorted() {
+                if let sub = o[key]!.pathOfObject(withID: id) { return [.key(key)] + sub }
+            }
+        case .array(let a):
+            for (i, v) in a.enumerated() {
+                if let sub = v.pathOfObject(withID: id) { return [.index(i)] + sub }
+            }
+        default: break
+        }
+        return nil
+    }
+
+    /// A copy without the array element at `path` (nil if `path` does not end in an index).
+    public func removing(_ path: ArraySlice<PathComponent>) -> JSONValue? {
+        guard let last = path.last, case .index(let i) = last,
+              case .array(var a)? = value(at: path.dropLast()), i < a.count else { return nil }
+        a.remove(at: i)
+        return setting(path.dropLast(), to: .array(a))
+    }
 }

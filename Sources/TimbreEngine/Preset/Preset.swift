@@ -5,10 +5,20 @@ public struct Preset: Sendable, Equatable {
     public static let formatVersion = 1
     public var name: String
     public var description: String?
+    /// The simple form: one chain from inputs to outputs (empty when `graph` is used).
     public var chain: [NodeSpec]
+    /// The graph form: channels, groups and master (nil for the simple form).
+    public var graph: GraphSpec?
 
-    public init(name: String, description: String? = nil, chain: [NodeSpec]) {
-        self.name = name; self.description = description; self.chain = chain
+    public init(name: String, description: String? = nil, chain: [NodeSpec], graph: GraphSpec? = nil) {
+        self.name = name; self.description = description; self.chain = chain; self.graph = graph
+    }
+
+    /// Every node of the preset with its path, in processing order (chain, or each channel,
+    /// group and master chain).
+    public var allNodes: [NodeSpec] {
+        guard let graph else { return chain }
+        return graph.channels.flatMap(\.chain) + graph.groups.flatMap(\.chain) + graph.master.chain
     }
 }
 

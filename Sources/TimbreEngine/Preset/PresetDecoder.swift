@@ -54,14 +54,105 @@ public enum PresetDecoder {
         }
         let name = try top.required("name").string()
         let description = try top.optional("description")?.string()
-        let chainField = try top.required("chain")
-        let items = try chainField.array()
+        let chainField = try top.optional("chain")
+        let graphField = try top.optional("graph")
         var chain: [NodeSpec] = []
-        for (i, item) in items.enumerated() {
-            chain.append(try decodeNode(item, path: "chain[\(i)]"))
+        var graph: GraphSpec?
+        switch (chainField, graphField) {
+        case (let c?, nil): chain = try decodeChain(c)
+        case (nil, let g?): graph = try decodeGraph(g)
+        case (nil, nil): throw PresetError(path: "chain", "missing required field (or give \"graph\")")
+        case (_?, _?): throw PresetError(path: "", "give either \"chain\" or \"graph\", not both")
         }
         try top.finish()
+        if let graph { return Preset(name: name, description: description, chain: [], graph: graph) }
         return Preset(name: name, description: description, chain: chain)
+    }
+
+    static func decodeChain(_ field: Field) throws(PresetError) -> [NodeSpec] {
+        var chain: [NodeSpec] = []
+        for (i, item) in try field.array().enumerated() {
+            chain.append(try decodeNode(item, path: "\(field.path)[\(i)]"))
+        }
+        return chain
+    }
+
+    static func decodeGraph(_ field: Field) throws(PresetError) -> GraphSpec {
+        var g = try ObjectReader(field.value, path: field.path)
+        var channels: [ChannelSpec] = []
+        var ids = Set<String>()
+        func uniqueID(_ f: Field) throws(PresetError) -> String {
+            let id = try f.string()
+            guard !id.isEmpty, ids.insert(id).inserted else { throw PresetError(path: f.path, "id \"\(id)\" is empty or used twice") }
+            return id
+        }
+        let channelsField = try g.required("channels")
+        let channelItems = try channelsField.array()
+        guard !channelItems.isEmpty else { throw PresetError(path: channelsField.path, "a graph needs at least one channel") }
+        for (i, item) in channelItems.enumerated() {
+            let path = "\(channelsField.path)[\(i)]"
+            var c = try ObjectReader(item, path: path)
+            let id = try uniqueID(try c.required("id"))
+            let inputField = try c.optional("input"), generatorField = try c.optional("generator")
+            var source: ChannelSource
+            switch (inputField, generatorField) {
+            case (let f?, nil):
+                let list = try f.array()
+                guard (1...2).contains(list.count) else { throw PresetError(path: f.path, "give one (mono) or two (stereo) input indices") }
+                var indices: [Int] = []
+                for (k, v) in list.enumerated() {
+                    let d = try Field(value: v, path: "\(f.path)[\(k)]").number(in: 0...31, unit: "")
+                    guard d == d.rounded() else { throw PresetError(path: "\(f.path)[\(k)]", "\(d) is not a whole number") }
+                    indices.append(Int(d))
+                }
+                source = .inputs(indices)
+            case (nil, let f?):
+                var gen = try ObjectReader(f.value, path: f.path)
+                let type = try gen.required("type")
+                guard try type.string() == "sine" else { throw PresetError(path: type.path, "unknown generator (allowed \"sine\")") }
+                let freq = try gen.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? 1000
+                let level = try gen.optional("level")?.number(in: -96...0, unit: "dBFS") ?? -20
+                try gen.finish()
+                source = .sine(frequencyHz: freq, levelDB: level)
+            case (nil, nil): source = .inputs([i])
+            case (_?, _?): throw PresetError(path: path, "give either \"input\" or \"generator\", not both")
+            }
+            let chain = try c.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
+            let volume = try c.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+            let pan = try c.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0
+            let mute = try c.optional("mute")?.bool() ?? false
+            let solo = try c.optional("solo")?.bool() ?? false
+            let group = try c.optional("group")?.string()
+            try c.finish()
+            channels.append(ChannelSpec(id: id, source: source, chain: chain, volume: volume, pan: pan, mute: mute, solo: solo, group: group, path: path))
+        }
+        var groups: [GroupSpec] = []
+        if let groupsField = try g.optional("groups") {
+            for (i, item) in try groupsField.array().enumerated() {
+                let path = "\(groupsField.path)[\(i)]"
+                var o = try ObjectReader(item, path: path)
+                let id = try uniqueID(try o.required("id"))
+                let chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
+                let volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+                let mute = try o.optional("mute")?.bool() ?? false
+                try o.finish()
+                groups.append(GroupSpec(id: id, chain: chain, volume: volume, mute: mute, path: path))
+            }
+        }
+        for (i, c) in channels.enumerated() {
+            if let grp = c.group, !groups.contains(where: { $0.id == grp }) {
+                throw PresetError(path: "\(channelsField.path)[\(i)].group", "no group with id \"\(grp)\" (groups: \(groups.map(\.id).joined(separator: ", ")))")
+            }
+        }
+        var master = BusSpec(chain: [], volume: 1, path: "\(field.path).master")
+        if let m = try g.optional("master") {
+            var o = try ObjectReader(m.value, path: m.path)
+            master.chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
+            master.volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+            try o.finish()
+        }
+        try g.finish()
+        return GraphSpec(channels: channels, groups: groups, master: master)
     }
 
     static func decodeNode(_ value: JSONValue, path: String) throws(PresetError) -> NodeSpec {

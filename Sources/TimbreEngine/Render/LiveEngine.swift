@@ -114,20 +114,27 @@ public final class LiveEngine: @unchecked Sendable {
         try publish(p, document: newDocument)
     }
 
-    /// Sets a parameter: `address` is `<node id>.<param>` (or `chain[i].<param>`), e.g.
-    /// `presence.gain`, `eq.bands[3].frequency`, `trim.volume`. Validated like a preset file.
+    /// Sets a parameter: `address` is `<id>.<param>` for any object with an `id` (a chain
+    /// node, a graph channel or group) or `chain[i].<param>`, e.g. `presence.gain`,
+    /// `eq.bands[3].frequency`, `vocals.volume`, `drums.mute`. Validated like a preset file.
     public func set(_ address: String, _ value: Double) throws(ControlError) {
-        let (index, rest) = try resolve(address)
+        let (target, rest) = try resolve(address)
         guard let relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
-        var path: [JSONValue.PathComponent] = [.key("chain"), .index(index)] + relative
+        var doc = document
         // `eq` without `bands` means ten default bands: materialise them before editing one.
-        if case .key("bands") = relative.first, document.value(at: path.prefix(3)[...]) == nil,
-           case .string("eq") = document.value(at: [.key("chain"), .index(index), .key("type")][...]) {
+        if case .key("bands") = relative.first, doc.value(at: (target + [.key("bands")])[...]) == nil,
+           case .string("eq") = doc.value(at: (target + [.key("type")])[...]) {
             let defaults = JSONValue.array(EQBand.defaultCentersHz.map { .object(["frequency": .number($0)]) })
-            if let d = document.setting([.key("chain"), .index(index), .key("bands")][...], to: defaults) { document = d }
-            path = [.key("chain"), .index(index)] + relative
+            if let d = doc.setting((target + [.key("bands")])[...], to: defaults) { doc = d }
         }
-        guard let edited = document.setting(path[...], to: .number(value)) else {
+        // mute/solo/bypass are booleans: 0 is false, anything else true.
+        let newValue: JSONValue
+        if relative.count == 1, case .key(let k) = relative[0], ["mute", "solo", "bypass"].contains(k) {
+            newValue = .bool(value != 0)
+        } else {
+            newValue = .number(value)
+        }
+        guard let edited = doc.setting((target + relative)[...], to: newValue) else {
             throw ControlError("\(address): no such parameter in this preset")
         }
         try apply(edited)
@@ -135,8 +142,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// Bypasses (or restores) a node by id.
     public func bypass(_ node: String, _ on: Bool) throws(ControlError) {
-        let (index, _) = try resolve(node + ".bypass")
-        guard let edited = document.setting([.key("chain"), .index(index), .key("bypass")][...], to: .bool(on)) else {
+        let (target, _) = try resolve(node + ".bypass")
+        guard let edited = document.setting((target + [.key("bypass")])[...], to: .bool(on)) else {
             throw ControlError("\(node): cannot bypass")
         }
         try apply(edited)
@@ -151,13 +158,11 @@ public final class LiveEngine: @unchecked Sendable {
         try apply(.object(top))
     }
 
-    /// Removes the node with this id.
+    /// Removes the node with this id (from whichever chain holds it).
     public func remove(_ node: String) throws(ControlError) {
-        let (index, _) = try resolve(node + ".x")
-        guard case .object(var top) = document, case .array(var chain)? = top["chain"] else { throw ControlError("preset has no chain") }
-        chain.remove(at: index)
-        top["chain"] = .array(chain)
-        try apply(.object(top))
+        let (target, _) = try resolve(node + ".x")
+        guard let edited = document.removing(target[...]) else { throw ControlError("\(node) is not a chain node") }
+        try apply(edited)
     }
 
     /// Recompiles for a new sample rate (JACK's sample-rate callback).
@@ -175,17 +180,18 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    func resolve(_ address: String) throws(ControlError) -> (Int, String) {
+    /// Splits `<id>.<rest>` and finds the object with that id (or `chain[i]`).
+    func resolve(_ address: String) throws(ControlError) -> ([JSONValue.PathComponent], String) {
         guard let dot = address.firstIndex(of: ".") else { throw ControlError("\(address): expected <node>.<parameter>") }
         let node = String(address[..<dot]), rest = String(address[address.index(after: dot)...])
         if node.hasPrefix("chain["), node.hasSuffix("]"), let i = Int(node.dropFirst(6).dropLast()), i >= 0, i < preset.chain.count {
-            return (i, rest)
+            return ([.key("chain"), .index(i)], rest)
         }
-        guard let i = preset.chain.firstIndex(where: { $0.id == node }) else {
-            let ids = preset.chain.compactMap(\.id)
+        guard let path = document.pathOfObject(withID: node) else {
+            let ids = preset.allNodes.compactMap(\.id) + (preset.graph.map { $0.channels.map(\.id) + $0.groups.map(\.id) } ?? [])
             throw ControlError("no node with id \"\(node)\" (ids: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))")
         }
-        return (i, rest)
+        return (path, rest)
     }
 
     func publish(_ newPreset: Preset, document newDocument: JSONValue) throws(PresetError) {

@@ -11,9 +11,13 @@ public struct PlanCore {
     public let inputChannelCount: Int
     public let outputChannelCount: Int
     public let maxBlockFrames: Int
+    /// The first work channel copied to the output (the master bus of a graph; 0 for a chain).
+    let outputBase: Int
     let nodes: UnsafeMutableBufferPointer<RenderNode>
     /// Channel count flowing into each node (2 after a mono→stereo pan).
     let channelsIn: UnsafeMutableBufferPointer<Int>
+    /// The first work channel each node works on.
+    let bases: UnsafeMutableBufferPointer<Int>
     /// For each node, the index of the node in `transferSource` whose state it continues, or −1.
     let transfer: UnsafeMutableBufferPointer<Int>
     /// The plan `transfer` was computed against (identity only, never dereferenced unless equal).
@@ -39,32 +43,47 @@ public struct PlanCore {
                 let src = input[c] + done, dst = work[c]
                 for i in 0..<n { dst[i] = src[i] }
             }
-            let constWork = UnsafePointer(work)
             for i in 0..<nodes.count {
+                let at = UnsafePointer(work + bases[i])
                 switch nodes[i] {
                 case .biquads(let k):
                     if fadeIn[i].isRamping {
                         let channels = k.channelCount
-                        for c in 0..<channels { let w = work[c], d = dry[c]; for j in 0..<n { d[j] = w[j] } }
-                        k.process(constWork, frameCount: n)
+                        for c in 0..<channels { let w = at[c], d = dry[c]; for j in 0..<n { d[j] = w[j] } }
+                        k.process(at, frameCount: n)
                         for c in 0..<channels {
-                            let w = work[c], d = dry[c]
+                            let w = at[c], d = dry[c]
                             for j in 0..<n { w[j] = d[j] + (w[j] - d[j]) * fadeIn[i].value(at: j) }
                         }
                         fadeIn[i].advance(by: n)
                     } else {
-                        k.process(constWork, frameCount: n)
+                        k.process(at, frameCount: n)
                     }
                 case .gain(var k):
-                    k.process(constWork, channelCount: channelsIn[i], frameCount: n)
+                    k.process(at, channelCount: channelsIn[i], frameCount: n)
                     nodes[i] = .gain(k)
                 case .pan(var k):
-                    k.process(constWork, frameCount: n)
+                    k.process(at, frameCount: n)
                     nodes[i] = .pan(k)
+                case .copy(let from):
+                    let src = work[from], dst = at[0]
+                    for j in 0..<n { dst[j] = src[j] }
+                case .sine(var g):
+                    g.generate(into: at[0], frameCount: n)
+                    nodes[i] = .sine(g)
+                case .clear(let count):
+                    for c in 0..<count { let w = at[c]; for j in 0..<n { w[j] = 0 } }
+                case .mix(let to, let count, var gain):
+                    for c in 0..<count {
+                        let src = at[c], dst = work[to + c]
+                        for j in 0..<n { dst[j] += src[j] * gain.value(at: j) }
+                    }
+                    gain.advance(by: n)
+                    nodes[i] = .mix(to: to, count: count, gain: gain)
                 }
             }
             for c in 0..<outputChannelCount {
-                let src = work[c], dst = output[c] + done
+                let src = work[outputBase + c], dst = output[c] + done
                 for i in 0..<n { dst[i] = src[i] }
             }
             done += n
@@ -98,6 +117,13 @@ public struct PlanCore {
             case (.pan(var new), .pan(let previous)):
                 new.continueFrom(previous)
                 nodes[i] = .pan(new)
+            case (.sine(var new), .sine(let previous)):
+                new.phase = previous.phase
+                nodes[i] = .sine(new)
+            case (.mix(let to, let count, let gain), .mix(_, _, let previous)):
+                var ramp = LinearRamp(value: previous.current)
+                ramp.setTarget(gain.target, frames: fadeInFrames)
+                nodes[i] = .mix(to: to, count: count, gain: ramp)
             default:
                 break
             }

@@ -42,48 +42,103 @@ public final class RenderPlan {
                 throw PresetError(path: path, "\(JSONValue.number(f).brief) Hz is at or above 0.49 × the sample rate (must be below \(JSONValue.number((limit * 10).rounded(.down) / 10).brief) Hz at \(JSONValue.number(fs).brief) Hz)")
             }
         }
-        var channels = format.inputChannelCount
-        var maxChannels = channels
         var compiled: [RenderNode] = []
         var channelsIn: [Int] = []
+        var bases: [Int] = []
         var keys: [String] = []
         var built: [RenderNode] = []
         defer { for n in built { if case .biquads(let k) = n { k.deallocate() } } }  // only on throw
-        for (index, node) in preset.chain.enumerated() where !node.bypass {
-            let key = node.id ?? "#\(index)"
-            var kernel: RenderNode?
-            switch node.kind {
-            case .filter(let design):
-                try checkFrequency(design.frequencyHz, node.path + ".frequency")
-                let sections = DesignCache.shared.sections(design, sampleRate: fs)
-                if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
-            case .eq(let bands):
-                var sections: [BiquadCoefficients] = []
-                for (j, band) in bands.enumerated() {
-                    try checkFrequency(band.frequencyHz, node.path + ".bands[\(j)].frequency")
-                    sections += DesignCache.shared.sections(band.design, sampleRate: fs)
+        var maxChannels = format.inputChannelCount
+
+        func add(_ kernel: RenderNode, key: String, base: Int, channels: Int) {
+            built.append(kernel); compiled.append(kernel); channelsIn.append(channels); bases.append(base); keys.append(key)
+            maxChannels = max(maxChannels, base + max(channels, 2))
+        }
+
+        /// Compiles a chain working on `channels` channels at `base`; returns the channel count after it.
+        func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String) throws(PresetError) -> Int {
+            var channels = start
+            for (index, node) in chain.enumerated() where !node.bypass {
+                let key = keyPrefix + (node.id ?? "#\(index)")
+                var kernel: RenderNode?
+                switch node.kind {
+                case .filter(let design):
+                    try checkFrequency(design.frequencyHz, node.path + ".frequency")
+                    let sections = DesignCache.shared.sections(design, sampleRate: fs)
+                    if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
+                case .eq(let bands):
+                    var sections: [BiquadCoefficients] = []
+                    for (j, band) in bands.enumerated() {
+                        try checkFrequency(band.frequencyHz, node.path + ".bands[\(j)].frequency")
+                        sections += DesignCache.shared.sections(band.design, sampleRate: fs)
+                    }
+                    if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
+                case .gain(let linear):
+                    kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
+                case .pan(let p):
+                    switch channels {
+                    case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
+                    case 2: kernel = .pan(PanKernel(pan: p, mode: .stereoBalance, sampleRate: fs))
+                    default:
+                        throw PresetError(path: node.path, "pan needs mono or stereo input, the chain has \(channels) channels here")
+                    }
                 }
-                if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
-            case .gain(let linear):
-                kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
-            case .pan(let p):
-                switch channels {
-                case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
-                case 2: kernel = .pan(PanKernel(pan: p, mode: .stereoBalance, sampleRate: fs))
-                default:
-                    throw PresetError(path: node.path, "pan needs mono or stereo input, the chain has \(channels) channels here")
-                }
+                guard let kernel else { continue }
+                add(kernel, key: key, base: base, channels: channels)
+                if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
             }
-            guard let kernel else { continue }
-            built.append(kernel)
-            compiled.append(kernel)
-            channelsIn.append(channels)
-            keys.append(key)
-            if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
-            maxChannels = max(maxChannels, channels)
+            return channels
+        }
+
+        var outputBase = 0
+        if let graph = preset.graph {
+            // Work channels: [inputs][channel buses, 2 each][group buses][master bus].
+            let inputs = format.inputChannelCount
+            let channelBase = { (k: Int) in inputs + 2 * k }
+            let groupBase = { (k: Int) in inputs + 2 * graph.channels.count + 2 * k }
+            let masterBase = inputs + 2 * (graph.channels.count + graph.groups.count)
+            for k in 0..<graph.groups.count { add(.clear(count: 2), key: "clear:group:\(k)", base: groupBase(k), channels: 2) }
+            add(.clear(count: 2), key: "clear:master", base: masterBase, channels: 2)
+            let soloing = graph.channels.contains(where: \.solo)
+            for (k, ch) in graph.channels.enumerated() {
+                let base = channelBase(k)
+                var channels: Int
+                switch ch.source {
+                case .inputs(let indices):
+                    for (j, index) in indices.enumerated() {
+                        guard index < inputs else {
+                            throw PresetError(path: ch.path + ".input[\(j)]", "input \(index) does not exist (the host has \(inputs) input channels, 0…\(inputs - 1))")
+                        }
+                        add(.copy(from: index), key: "in:\(ch.id):\(j)", base: base + j, channels: 1)
+                    }
+                    channels = indices.count
+                case .sine(let f, let level):
+                    try checkFrequency(f, ch.path + ".generator.frequency")
+                    add(.sine(SineGenerator(frequencyHz: f, levelDB: level, sampleRate: fs)), key: "gen:\(ch.id)", base: base, channels: 1)
+                    channels = 1
+                }
+                channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/")
+                guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
+                add(.pan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs)),
+                    key: "pan:\(ch.id)", base: base, channels: channels)
+                let audible = !ch.mute && (!soloing || ch.solo)
+                let target = ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } }.map(groupBase) ?? masterBase
+                add(.mix(to: target, count: 2, gain: LinearRamp(value: audible ? Float(ch.volume) : 0)), key: "mix:\(ch.id)", base: base, channels: 2)
+            }
+            for (k, g) in graph.groups.enumerated() {
+                let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/")
+                guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
+                add(.mix(to: masterBase, count: 2, gain: LinearRamp(value: g.mute ? 0 : Float(g.volume))), key: "mix:\(g.id)", base: groupBase(k), channels: 2)
+            }
+            let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/")
+            guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
+            add(.gain(GainKernel(gain: Float(graph.master.volume), sampleRate: fs)), key: "master:volume", base: masterBase, channels: 2)
+            outputBase = masterBase
+            outputChannelCount = 2
+        } else {
+            outputChannelCount = try addChain(preset.chain, base: 0, channels: format.inputChannelCount, keyPrefix: "")
         }
         built = []  // success: the plan owns the kernels now
-        outputChannelCount = channels
         nodeKeys = keys
 
         // State transfer map against `previous` (same key and same kernel shape).
@@ -96,6 +151,7 @@ public final class RenderPlan {
                     transfer[i] = j
                 case (.gain, .gain): transfer[i] = j
                 case (.pan(let a), .pan(let b)) where a.mode == b.mode: transfer[i] = j
+                case (.sine, .sine), (.mix, .mix): transfer[i] = j
                 default: break
                 }
             }
@@ -105,6 +161,8 @@ public final class RenderPlan {
         _ = nodes.initialize(from: compiled)
         let channelsBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: channelsIn.count)
         _ = channelsBuffer.initialize(from: channelsIn)
+        let basesBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: bases.count)
+        _ = basesBuffer.initialize(from: bases)
         let transferBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: transfer.count)
         _ = transferBuffer.initialize(from: transfer)
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
@@ -127,8 +185,8 @@ public final class RenderPlan {
         for c in 0..<maxChannels { dry[c] = dryStorage + c * format.maxBlockFrames }
         core = .allocate(capacity: 1)
         core.initialize(to: PlanCore(
-            inputChannelCount: format.inputChannelCount, outputChannelCount: channels, maxBlockFrames: format.maxBlockFrames,
-            nodes: nodes, channelsIn: channelsBuffer, transfer: transferBuffer,
+            inputChannelCount: format.inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: format.maxBlockFrames,
+            outputBase: outputBase, nodes: nodes, channelsIn: channelsBuffer, bases: basesBuffer, transfer: transferBuffer,
             transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage,
             fadeIn: fadeIn, fadeInFrames: fadeInFrames, dry: dry, dryStorage: dryStorage))
     }
@@ -140,6 +198,7 @@ public final class RenderPlan {
         }
         c.nodes.deallocate()
         c.channelsIn.deallocate()
+        c.bases.deallocate()
         c.transfer.deallocate()
         c.work.deallocate()
         c.workStorage.deallocate()

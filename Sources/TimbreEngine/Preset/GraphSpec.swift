@@ -1,0 +1,50 @@
+/// The `graph` form of a preset: TheAmazingAudioEngine's model of channels, groups and a
+/// master bus.
+///
+/// ```
+/// channel (input ports or a generator) ─chain─ volume ─ pan ─┐
+/// channel …                                                  ├─▶ group ─chain─ volume ─┐
+///                                                            └──────────────────────────┴─▶ master ─chain─ volume ─▶ outputs
+/// ```
+/// Buses are stereo after a channel's pan (mono channels without `pan` are placed centre).
+/// `mute` silences a channel or group; when any channel is soloed, only soloed channels sound.
+public struct GraphSpec: Sendable, Equatable {
+    public var channels: [ChannelSpec]
+    public var groups: [GroupSpec]
+    public var master: BusSpec
+}
+
+/// Where a channel's audio comes from.
+public enum ChannelSource: Sendable, Equatable {
+    /// Host inputs by zero-based index (one for mono, two for stereo).
+    case inputs([Int])
+    /// A sine generator (test tones, reference signals).
+    case sine(frequencyHz: Double, levelDB: Double)
+}
+
+public struct ChannelSpec: Sendable, Equatable {
+    public var id: String
+    public var source: ChannelSource
+    public var chain: [NodeSpec]
+    public var volume: Double
+    public var pan: Double
+    public var mute: Bool
+    public var solo: Bool
+    /// The group this channel feeds, or nil for the master bus.
+    public var group: String?
+    public var path: String
+}
+
+public struct GroupSpec: Sendable, Equatable {
+    public var id: String
+    public var chain: [NodeSpec]
+    public var volume: Double
+    public var mute: Bool
+    public var path: String
+}
+
+public struct BusSpec: Sendable, Equatable {
+    public var chain: [NodeSpec]
+    public var volume: Double
+    public var path: String
+}
