@@ -51,6 +51,8 @@ public final class SoundFileWriter {
         }
         file = f
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk: it carries a timestamp, and renders must be byte-for-byte reproducible.
+        sf_command(f, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         if let bits = encoding.integerBits, bits <= 16, dither { self.dither = TPDFDither(bits: bits) }
         quantizationScale = encoding.integerBits.flatMap { $0 <= 24 ? Float(1 << ($0 - 1)) : nil }
         capacity = 1

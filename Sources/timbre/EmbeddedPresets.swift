@@ -71,6 +71,27 @@ enum EmbeddedPresets {
   ]
 }
 """#),
+        ("studio-graph", #"""
+{
+  "version": 1,
+  "name": "Studio graph",
+  "description": "Graph form: a voice on input 1 and an instrument on input 2 into a 'band' group, a quiet 1 kHz reference tone (muted), and a gentle master.",
+  "graph": {
+    "channels": [
+      { "id": "voice", "input": [0], "pan": 0, "volume": 0.9, "group": "band",
+        "chain": [ { "type": "highpass", "id": "voice-hpf", "frequency": 90, "slope": 24 },
+                   { "type": "peak", "id": "voice-presence", "frequency": 3500, "gain": 3, "q": 1 } ] },
+      { "id": "keys", "input": [1], "volume": 0.7, "group": "band",
+        "chain": [ { "type": "lowshelf", "id": "keys-warmth", "frequency": 150, "gain": 2, "q": 0.7 } ] },
+      { "id": "tone", "generator": { "type": "sine", "frequency": 1000, "level": -30 }, "mute": true }
+    ],
+    "groups": [
+      { "id": "band", "chain": [ { "type": "highshelf", "id": "band-air", "frequency": 12000, "gain": 1.5, "q": 0.7 } ] }
+    ],
+    "master": { "volume": 0.9, "chain": [ { "type": "highpass", "id": "master-subsonic", "frequency": 25, "slope": 24 } ] }
+  }
+}
+"""#),
         ("taae-10band", #"""
 {
   "version": 1,
