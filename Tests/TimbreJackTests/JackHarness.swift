@@ -17,7 +17,7 @@ final class JackServer {
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(bufferSize)"]
+        process.arguments = ["--no-realtime", "--sync", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(bufferSize)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -35,8 +35,11 @@ final class JackServer {
         process.waitUntilExit()
     }
 
+    /// Kills the server with SIGTERM, as `kill PID` or a service manager would. (SIGKILL
+    /// would leave its slot in JACK's shared-memory registry, which allows 8 servers, and
+    /// break later tests on the same machine.)
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.terminate()
         process.waitUntilExit()
     }
 
