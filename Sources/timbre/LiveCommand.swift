@@ -159,20 +159,7 @@ struct LiveCommand: ParsableCommand {
     }
 
     static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
-        let fm = FileManager.default
-        if fm.fileExists(atPath: argument) {
-            guard let data = try? Data(contentsOf: URL(fileURLWithPath: argument)) else { throw .usage("\(argument): cannot read the file") }
-            do {
-                let doc = try PresetDecoder.parse(data)
-                _ = try PresetDecoder.decode(doc)
-                return (doc, argument)
-            } catch { throw .usage("\(argument): \(error)") }
-        }
-        let name = argument.hasSuffix(".json") ? String(argument.dropLast(5)) : argument
-        if !argument.contains("/"), let shipped = EmbeddedPresets.all.first(where: { $0.name == name }) {
-            do { return (try PresetDecoder.parse(Data(shipped.json.utf8)), "preset \(name)") } catch { throw .usage("\(error)") }
-        }
-        throw .usage("\(argument): no such preset file (shipped presets: \(EmbeddedPresets.all.map(\.name).joined(separator: ", ")))")
+        try PresetLoader.loadDocument(argument)
     }
 
     static func modificationDate(_ path: String) -> Date? {

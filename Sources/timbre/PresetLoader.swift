@@ -3,20 +3,31 @@ import TimbreEngine
 
 /// Resolves `--preset`: a path to a JSON file, or the name of a shipped preset.
 enum PresetLoader {
-    static func load(_ argument: String) throws(CLIError) -> (preset: Preset, label: String) {
+    /// The parsed and validated document, with a label for messages (the path, or `preset NAME`).
+    static func loadDocument(_ argument: String) throws(CLIError) -> (document: JSONValue, label: String) {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: argument, isDirectory: &isDir) {
             if isDir.boolValue { throw .usage("\(argument): is a directory, not a preset file") }
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: argument)) else { throw .usage("\(argument): cannot read the file") }
-            do { return (try PresetDecoder.decode(data), argument) } catch { throw .usage("\(argument): \(error)") }
+            do {
+                let doc = try PresetDecoder.parse(data)
+                _ = try PresetDecoder.decode(doc)
+                return (doc, argument)
+            } catch { throw .usage("\(argument): \(error)") }
         }
         let name = argument.hasSuffix(".json") ? String(argument.dropLast(5)) : argument
         if !argument.contains("/"), let shipped = EmbeddedPresets.all.first(where: { $0.name == name }) {
-            do { return (try PresetDecoder.decode(Data(shipped.json.utf8)), "preset \(name)") }
+            do { return (try PresetDecoder.parse(Data(shipped.json.utf8)), "preset \(name)") }
             catch { throw .usage("shipped preset \(name): \(error)") }
         }
         let names = EmbeddedPresets.all.map(\.name).joined(separator: ", ")
         throw .usage("\(argument): no such preset file (shipped presets: \(names))")
+    }
+
+    /// The decoded preset, with a label for messages.
+    static func load(_ argument: String) throws(CLIError) -> (preset: Preset, label: String) {
+        let (document, label) = try loadDocument(argument)
+        do { return (try PresetDecoder.decode(document), label) } catch { throw .usage("\(label): \(error)") }
     }
 }
