@@ -82,6 +82,18 @@ import Testing
         #expect(q.status == 0 && q.stdout.isEmpty)
     }
 
+    /// On a terminal (a pseudo-terminal from `script`), render draws a progress bar with
+    /// percent, elapsed time and speed on stderr, then clears it for the summary.
+    @Test func progressBarOnATerminal() throws {
+        let d = CLI.tempDir()
+        try CLI.tool(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", d + "/p.wav", "synth", "60", "pinknoise", "vol", "0.3"])
+        let command = "\(CLI.binary) render \(d)/p.wav -o \(d)/p.flac --preset podcast-voice"
+        let out = try CLI.tool(["script", "-q", "-e", "-c", command, "/dev/null"])
+        #expect(out.contains("\r["), "progress bar drawn with carriage returns: \(out.prefix(200))")
+        #expect(out.contains("%") && out.contains("× real time"))
+        #expect(out.contains("2880000 frames (60.000 s)"))
+    }
+
     @Test func presetsCommands() throws {
         let list = try CLI.run(["presets", "list"])
         for name in ["flat", "rumble-cut", "vocal-presence", "bass-boost", "telephone", "podcast-voice", "taae-10band"] {
