@@ -1,3 +1,4 @@
+import Foundation
 import TimbreEngine
 
 /// A live-control command, from stdin (`set eq.bands[2].gain 3`) or OSC (`/timbre/set`).
@@ -5,6 +6,10 @@ public enum ControlCommand: Equatable, Sendable {
     case set(address: String, value: Double)
     case bypass(node: String, on: Bool)
     case load(path: String)
+    /// Inserts a node (its JSON object, on one line) at a position in the top-level chain.
+    case insert(position: Int, node: JSONValue)
+    /// Removes the node with this id.
+    case remove(node: String)
     case status
     case quit
 
@@ -25,10 +30,18 @@ public enum ControlCommand: Equatable, Sendable {
             }
         case ("load", 2...):
             return .load(path: words.dropFirst().joined(separator: " "))
+        case ("insert", 3...):
+            guard let position = Int(words[1]), position >= 0 else { throw ControlError("insert: \"\(words[1])\" is not a position") }
+            let json = words.dropFirst(2).joined(separator: " ")
+            do { return .insert(position: position, node: try PresetDecoder.parse(Data(json.utf8))) } catch {
+                throw ControlError("insert: \(error)")
+            }
+        case ("remove", 2):
+            return .remove(node: words[1])
         case ("status", 1): return .status
         case ("quit", 1), ("exit", 1): return .quit
         default:
-            throw ControlError("unknown command \"\(line)\" (commands: set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, status, quit)")
+            throw ControlError("unknown command \"\(line)\" (commands: set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, status, quit)")
         }
     }
 }

@@ -16,6 +16,8 @@ struct LiveCommand: ParsableCommand {
           set <node>.<param> <value>     e.g. set eq.bands[3].gain 4, set trim.gain -6     (/timbre/set s f)
           bypass <node> on|off                                                          (/timbre/bypass s i)
           load <preset.json>             replace the whole preset                       (/timbre/load s)
+          insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}
+          remove <node>
           status                         one line of JSON: preset, rate, buffer, xruns, DSP load
           quit
         Every change crossfades over 15 ms and smooths gains, so nothing clicks. An invalid
@@ -137,6 +139,12 @@ struct LiveCommand: ParsableCommand {
             let (doc, label) = try Self.loadDocument(path)
             do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
             say("ok: loaded \(label) (\(engine.preset.name))")
+        case .insert(let position, let node):
+            try engine.insert(node, at: position)
+            say("ok: inserted at \(position)")
+        case .remove(let node):
+            try engine.remove(node)
+            say("ok: removed \(node)")
         case .status:
             let status: JSONValue = .object([
                 "preset": .string(engine.preset.name),

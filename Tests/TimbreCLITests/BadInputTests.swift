@@ -11,7 +11,7 @@ import Testing
         CLI.write(d + "/empty.wav", "")
         CLI.write(d + "/text.wav", "This is not audio, just text renamed to .wav\n")
         let good = FileManager.default.contents(atPath: d + "/good.wav")!
-        FileManager.default.createFile(atPath: d + "/truncated.wav", contents: good.prefix(30))
+        _ = FileManager.default.createFile(atPath: d + "/truncated.wav", contents: good.prefix(30))
         CLI.write(d + "/invalid.json", #"{"version": 1, "name": "x", "chain": [ {"type": "gain" ]}"#)
         CLI.write(d + "/unknown-node.json", #"{"version": 1, "name": "x", "chain": [{"type": "chorus"}]}"#)
         CLI.write(d + "/eq25.json", #"{"version": 1, "name": "x", "chain": [{"type": "eq", "bands": [{"frequency": 1000, "gain": 25}]}]}"#)

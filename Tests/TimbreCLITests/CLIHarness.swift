@@ -56,7 +56,7 @@ enum CLI {
     }
 
     static func write(_ path: String, _ text: String) {
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     }
 
     static func listing(_ dir: String) -> Set<String> {

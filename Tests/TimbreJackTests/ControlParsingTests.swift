@@ -11,9 +11,12 @@ import TimbreJack
         #expect(try ControlCommand.parse(line: "bypass hpf off") == .bypass(node: "hpf", on: false))
         #expect(try ControlCommand.parse(line: "load /tmp/my preset.json") == .load(path: "/tmp/my preset.json"))
         #expect(try ControlCommand.parse(line: "status") == .status)
+        #expect(try ControlCommand.parse(line: #"insert 1 {"type": "gain", "id": "pad", "gain": -6}"#)
+                == .insert(position: 1, node: .object(["type": .string("gain"), "id": .string("pad"), "gain": .number(-6)])))
+        #expect(try ControlCommand.parse(line: "remove pad") == .remove(node: "pad"))
         #expect(try ControlCommand.parse(line: "quit") == .quit)
         #expect(try ControlCommand.parse(line: "   ") == nil)
-        for bad in ["set x", "set a.b notanumber", "bypass a maybe", "dance", "set a.b nan"] {
+        for bad in ["set x", "set a.b notanumber", "bypass a maybe", "dance", "set a.b nan", "insert x {}", "insert 0 {oops"] {
             #expect(throws: ControlError.self) { try ControlCommand.parse(line: bad) }
         }
     }

@@ -19,7 +19,7 @@ import CJack
 
     static func writePreset(_ json: String = presetJSON) -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-jack-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
         return path
     }
 
@@ -236,6 +236,11 @@ import CJack
         #expect(errors.contains("no node with id \"nosuchnode\""))
         live.send("set eq.bands[1].gain 5")
         #expect(live.waitForLine { $0 == "ok: set eq.bands[1].gain 5.0" } != nil)
+        live.send(#"insert 0 {"type": "gain", "id": "pad", "gain": -6}"#)
+        #expect(live.waitForLine { $0 == "ok: inserted at 0" } != nil, "\(live.errors)")
+        #expect(((try live.status()["document"] as? [String: Any])?["chain"] as? [[String: Any]])?.first?["id"] as? String == "pad")
+        live.send("remove pad")
+        #expect(live.waitForLine { $0 == "ok: removed pad" } != nil)
     }
 
     /// OSC on loopback and --watch reloads.
