@@ -31,6 +31,7 @@ public final class JackHost: @unchecked Sendable {
     let context: UnsafeMutablePointer<JackProcessContext>
     let events = EventQueue()
     var reportedXruns = 0
+    var reportedBufferSize = 0
 
     /// Something that happened in JACK, reported on the control thread.
     public enum Event: Sendable, Equatable {
@@ -166,6 +167,11 @@ public final class JackHost: @unchecked Sendable {
             do { try engine.setSampleRate(Double(rate)); out.append(.sampleRate(rate)) } catch {
                 out.append(.shutdown("the preset does not fit the new sample rate \(rate) Hz: \(error)"))
             }
+        }
+        let size = bufferSize
+        if size != reportedBufferSize {
+            if reportedBufferSize != 0 { out.append(.bufferSize(size)) }
+            reportedBufferSize = size
         }
         let x = xruns
         if x != reportedXruns { reportedXruns = x; out.append(.xrun(total: x)) }

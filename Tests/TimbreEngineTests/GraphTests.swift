@@ -11,19 +11,7 @@ import TimbreEngine
     static func graph(_ body: String) -> String { #"{"version": 1, "name": "g", "graph": \#(body)}"# }
 
     static func render(_ json: String, inputs: [[Float]], block: Int = 256) throws -> [[Float]] {
-        let plan = try RenderPlan(preset: PresetDecoder.decode(Data(json.utf8)),
-                                  format: RenderFormat(sampleRate: rate, inputChannelCount: inputs.count, maxBlockFrames: block))
-        let n = inputs[0].count
-        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
-        var start = 0
-        while start < n {
-            let len = min(block, n - start)
-            let ins = inputs.map { arr in arr.withUnsafeBufferPointer { UnsafePointer($0.baseAddress! + start) } }
-            let outs = (0..<out.count).map { c in out[c].withUnsafeMutableBufferPointer { $0.baseAddress! + start } }
-            plan.render(input: ins, output: outs, frameCount: len)
-            start += len
-        }
-        return out
+        try RenderPlanTests.render(PresetDecoder.decode(Data(json.utf8)), input: inputs, block: block)
     }
 
     static func noise(_ n: Int, seed: UInt64) -> [Float] {

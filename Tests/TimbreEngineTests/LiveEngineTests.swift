@@ -133,6 +133,16 @@ import TimbreEngine
     }
 
     /// Plans handed back by the audio thread are freed on the control thread.
+    /// Many channels (more than a stereo pair): every output channel is its input, scaled.
+    @Test func manyChannels() throws {
+        let engine = try LiveEngine(document: Self.document(#"{"type": "gain", "id": "g", "volume": 0.5}"#),
+                                    sampleRate: Self.rate, inputChannelCount: 20, outputChannelCount: 20)
+        let d = Driver(engine, block: 64)
+        for c in 0..<20 { for k in 0..<64 { d.input[c][k] = Float(c + 1) / 40 } }
+        d.renderBlock(64)
+        for c in 0..<20 { #expect(d.output[c][63] == Float(c + 1) / 80, "channel \(c)") }
+    }
+
     @Test func retiredPlansAreReclaimed() throws {
         let engine = try LiveEngine(document: Self.document(#"{"type": "gain", "id": "g"}"#), sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1)
         let d = Driver(engine, block: 512)

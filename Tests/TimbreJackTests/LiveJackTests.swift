@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreEngine
+import TimbreDSP
 import TimbreJack
 import CJack
 
@@ -65,8 +66,8 @@ import CJack
     }
 
     /// Counts the 100 ms windows of `expected` found bit for bit in `recorded`, each near where
-    /// the previous one was (JACK may drop or repeat a period for a test client when the
-    /// machine is loaded or the graph is reconfigured; the audio itself must be exact).
+    /// the previous one was, so a period JACK dropped or repeated for a test client while it
+    /// reconfigured would show as one missing window rather than as a shifted tail.
     static func matchedWindows(_ recorded: [[Float]], _ expected: [[Float]]) -> (matched: Int, windows: Int) {
         let window = 4800, n = expected[0].count
         var offset = recorded[0].firstIndex { $0 != 0 } ?? 0
@@ -102,15 +103,11 @@ import CJack
         let signal = [Self.noise(96000, seed: 1), Self.noise(96000, seed: 2)]
         let recorded = try Self.playThrough(live, name: "tl", signal: signal)
         let expected = try Self.offline(Self.presetJSON, signal)
-        let (matched, windows) = Self.matchedWindows(recorded, expected)
-        if let got = Self.align(recorded, count: 96000) {
-            var worst: Float = 0
-            for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
-            print("JACK live vs offline: \(matched) of \(windows) windows bit-identical; whole-signal worst difference \(worst)")
-        }
-        // On a loaded machine the dummy backend may drop a period for a test client; the
-        // windows around it cannot match, every other one must, bit for bit.
-        #expect(matched >= windows - 3, "\(matched)/\(windows) windows equal the offline render")
+        guard let got = Self.align(recorded, count: 96000) else { Issue.record("nothing recorded"); return }
+        var worst: Float = 0
+        for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        print("JACK live vs offline: worst difference \(worst) over 2 × 96000 samples")
+        #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
     }
@@ -134,8 +131,8 @@ import CJack
         #expect(status["bufferSize"] as? Int == 128, "\(status)")
         let (matched, windows) = Self.matchedWindows(recordedDuring, try Self.offline(Self.presetJSON, during))
         print("JACK buffer size 256 → 1024 → 128 while playing: \(matched)/\(windows) 100 ms windows bit-identical to the offline render")
-        // A few windows may straddle a period JACK dropped or repeated for the test clients.
-        #expect(matched >= windows - 5, "\(matched)/\(windows)")
+        #expect(matched == windows, "\(matched)/\(windows)")
+        #expect(live.waitForLine { $0 == "buffer size: 128" } != nil, "buffer-size change reported: \(live.output)")
         #expect(try live.status()["cycles"] as? Int ?? 0 > 0)
     }
 
@@ -165,7 +162,8 @@ import CJack
         // Transition length: from the first sample above the old level to the new level.
         let first = (40000..<96000).first { abs(y[$0]) > 0.0505 }!
         let reached = (first..<96000).first { abs(y[$0]) > 0.995 * loud }!
-        let allowed = 1024 + Int((LiveEngine.crossfadeSeconds + 0.025) * Self.rate) + 200
+        // Crossfade plus gain ramp, plus one period for the block the swap lands in.
+        let allowed = 256 + Int((LiveEngine.crossfadeSeconds + GainKernel.defaultRampSeconds) * Self.rate)
         #expect(reached - first <= allowed, "transition took \(reached - first) frames")
         #expect(maxStep(40000..<96000) <= maxStep(80000..<94000) * 1.01, "no click on set")
         // The load: −6 dB and a +3 dB bell at 1 kHz → −3 dB: quieter, no step beyond the louder signal's.

@@ -165,7 +165,7 @@ public enum MatchedDesign {
             (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2) * p0 + fixedA1 * p1 - 4 * start.a2 * p2
         }
         var best: (coefficients: BiquadCoefficients, error: Double)?
-        var startA0 = (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2), startA2 = -4 * start.a2
+        let startA0 = (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2), startA2 = -4 * start.a2
         // Stage 1 (iterations 0–15): poles fixed at the impulse-invariant images, numerator
         // fitted (3 unknowns). Stage 2 (16–39): all five free, from stage 1's weights.
         for iteration in 0..<40 {
@@ -203,7 +203,6 @@ public enum MatchedDesign {
             }
             if !valid { break }
             aPhi = newA
-            if free { startA0 = x[3]; startA2 = x[4] }
             if let (b0, b1, b2) = factor(x[0], x[1], x[2]), let (q0, q1, q2) = factor(x[3], fixedA1, x[4]) {
                 let c = BiquadCoefficients(b0: b0, b1: b1, b2: b2, a0: q0, a1: q1, a2: q2)
                 if c.isStable, c.b0.isFinite {

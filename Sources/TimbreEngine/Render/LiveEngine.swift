@@ -50,7 +50,8 @@ public final class LiveEngine: @unchecked Sendable {
         self.outputChannelCount = outputChannelCount
         self.maxBlockFrames = maxBlockFrames
         self.plan = plan
-        let scratchChannels = 16
+        // A plan outputs as many channels as it takes in, or 2 after a pan or for a graph.
+        let scratchChannels = max(2, inputChannelCount, outputChannelCount)
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: 2 * scratchChannels * maxBlockFrames)
         storage.initialize(repeating: 0, count: 2 * scratchChannels * maxBlockFrames)
         let newOut = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: scratchChannels)

@@ -60,7 +60,7 @@ public struct RealtimeRenderer: @unchecked Sendable {
     @_noLocks
     func renderChunk(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount n: Int) {
         let s = shared
-        // Adopt a newly published plan, but only between fades and if the old one can be retired.
+        // Adopt a newly published plan, but only between fades (one crossfade at a time).
         if s.pointee.fading == nil, let raw = s.pointee.pending.exchange(nil, ordering: .acquiring) {
             let next = raw.assumingMemoryBound(to: PlanCore.self)
             if let old = s.pointee.current {
