@@ -8,7 +8,7 @@ import TimbreEngine
 import TimbreFile
 
 let output = CommandLine.arguments.dropFirst().first ?? "render-chain-example.wav"
-let preset = Preset(name: "In code", chain: [
+let preset = Preset(name: "In code", form: .chain([
     NodeSpec(id: "hpf", kind: .filter(FilterDesign(type: .highPass, frequencyHz: 100, slopeDBPerOctave: 24))),
     NodeSpec(id: "eq", kind: .eq([
         EQBand(frequencyHz: 250, gainDB: -3, q: 1.2),
@@ -16,7 +16,7 @@ let preset = Preset(name: "In code", chain: [
         EQBand(frequencyHz: 12000, gainDB: 3, q: 0.7, shape: .highShelf),
     ])),
     NodeSpec(id: "pan", kind: .pan(-0.3)),  // mono in, stereo out
-])
+]))
 
 let sampleRate = 48000.0, frames = 96000, block = 512
 let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 1, maxBlockFrames: block))

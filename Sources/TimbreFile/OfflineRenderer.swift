@@ -121,7 +121,17 @@ public enum OfflineRenderer {
             while true {
                 let n = try reader.read(into: inPtrs, maxFrames: block)
                 if n == 0 { break }
-                plan.render(input: inConst, output: outPtrs, frameCount: n)
+                for c in 0..<inCount {
+                    if let i = NonFiniteScan.firstIndex(inPtrs[c], count: n) {
+                        let frame = frames + Int64(i)
+                        throw AudioFileError(path: request.inputPath, String(
+                            format: "frame %lld (channel %d, %.6f s) is %@: the input holds non-finite samples", frame, c + 1,
+                            Double(frame) / reader.sampleRate, inPtrs[c][i].isNaN ? "NaN" : "infinite"))
+                    }
+                }
+                if plan.render(input: inConst, output: outPtrs, frameCount: n) > 0 {
+                    throw AudioFileError(path: request.inputPath, "processing produced non-finite samples in frames \(frames)…\(frames + Int64(n) - 1)")
+                }
                 for c in 0..<outCount {
                     let p = outPtrs[c]
                     for i in 0..<n { peak = max(peak, abs(p[i])) }
@@ -133,9 +143,6 @@ public enum OfflineRenderer {
             }
             if frames == 0 {
                 throw AudioFileError(path: request.inputPath, "contains no audio frames")
-            }
-            if !peak.isFinite {
-                throw AudioFileError(path: request.inputPath, "processing produced non-finite samples")
             }
             try writer.commit()
         } catch {

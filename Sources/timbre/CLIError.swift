@@ -3,7 +3,7 @@ import TimbreFile
 
 /// A failure the CLI reports with one `timbre: error:` prefix and an exit code:
 /// 1 for usage and preset errors, 2 for processing and I/O errors.
-struct CLIError: Error {
+struct CLIError: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32
 
@@ -11,6 +11,8 @@ struct CLIError: Error {
     static func io(_ m: String) -> CLIError { CLIError(message: m, exitCode: 2) }
 
     init(message: String, exitCode: Int32) { self.message = message; self.exitCode = exitCode }
+
+    var description: String { message }
 
     init(_ error: RenderError) {
         switch error {

@@ -35,7 +35,7 @@ struct DemoCommand: ParsableCommand {
         } catch let e as AudioFileError { throw CLIError.io(e.description) }
         print("Synthesised \(String(format: "%.1f", seconds)) s of test music → \(inputPath)")
         print("Preset: \(p.name) (\(label))")
-        for node in p.chain { print("  - \(Self.describe(node))") }
+        for line in p.outline { print(line) }
         do {
             let summary = try OfflineRenderer.render(RenderRequest(inputPath: inputPath, outputPath: outputPath, preset: p), presetName: label)
             print(RenderCommand.summaryLine(summary, output: outputPath))
@@ -43,21 +43,4 @@ struct DemoCommand: ParsableCommand {
             print(String(format: "Input peak %.2f dBFS, output peak %.2f dBFS", inInfo.peakDBFS ?? -999, summary.peakDBFS))
         } catch let e as RenderError { throw CLIError(e) } catch let e as AudioFileError { throw CLIError.io(e.description) }
     }
-
-    static func describe(_ node: NodeSpec) -> String {
-        let id = node.id.map { "\($0): " } ?? ""
-        switch node.kind {
-        case .filter(let d):
-            var s = "\(id)\(d.type.rawValue) \(fmt(d.frequencyHz)) Hz"
-            if d.type.hasGain { s += String(format: " %+.1f dB", d.gainDB) }
-            if let slope = d.slopeDBPerOctave { s += " \(slope) dB/oct" } else { s += " Q \(fmt(d.q))" }
-            return s + " (\(d.method.rawValue))"
-        case .eq(let bands):
-            return "\(id)eq " + bands.map { "\(fmt($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ")
-        case .gain(let g): return "\(id)gain " + String(format: "%+.2f dB", 20 * log10(g))
-        case .pan(let p): return "\(id)pan \(fmt(p))"
-        }
-    }
-
-    static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(format: "%.3g", d) }
 }

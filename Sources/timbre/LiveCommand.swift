@@ -2,6 +2,7 @@ import ArgumentParser
 import Atomics
 import Foundation
 import TimbreEngine
+import TimbreControl
 import TimbreJack
 
 /// Set by SIGINT/SIGTERM (async-signal-safe atomic store), read by the control loop.
@@ -16,12 +17,14 @@ struct LiveCommand: ParsableCommand {
           set <node>.<param> <value>     e.g. set eq.bands[3].gain 4, set trim.gain -6     (/timbre/set s f)
           bypass <node> on|off                                                          (/timbre/bypass s i)
           load <preset.json>             replace the whole preset                       (/timbre/load s)
-          insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}
-          remove <node>
-          status                         one line of JSON: preset, rate, buffer, xruns, DSP load
+          insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}   (/timbre/insert i s)
+          remove <node>                                                                    (/timbre/remove s)
+          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks  (/timbre/status)
           quit
         Every change crossfades over 15 ms and smooths gains, so nothing clicks. An invalid
-        command or preset is reported and the running graph is kept.
+        command, datagram or preset is reported (at most 10 errors a second) and the running graph
+        is kept. OSC bundles are accepted; their messages apply in order. Numbers are decimal
+        (no nan, inf or hex); switches (bypass, mute, solo) take 0/1, on/off.
         The server is found through $JACK_DEFAULT_SERVER like every JACK client.
         Exit status: 0 after quit/SIGINT/SIGTERM, 1 for a bad preset or usage, 2 when JACK fails or shuts down.
         """)
@@ -63,17 +66,33 @@ struct LiveCommand: ParsableCommand {
         sigemptyset(&wanted); sigaddset(&wanted, SIGINT); sigaddset(&wanted, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
 
-        let inbox = Inbox()
-        Inbox.readStandardInput(into: inbox)
+        let inbox = ControlInbox()
+        inbox.readStandardInput()
         if let port = oscPort {
-            do { try Inbox.listenOSC(port: UInt16(port), into: inbox) } catch { throw CLIError.io("OSC: \(error)") }
+            do { try inbox.listenOSC(port: UInt16(port)) } catch { throw CLIError.io("OSC: \(error)") }
         }
+        let interpreter = ControlInterpreter(engine: host.engine, loadDocument: { try Self.loadDocument($0) }, hostStatus: {
+            [
+                "bufferSize": .number(Double(host.bufferSize)),
+                "cycles": .number(Double(host.cycles)),
+                "xruns": .number(Double(host.xruns)),
+                "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
+                "inputs": .array(host.inputPortNames.map { .string($0) }),
+                "outputs": .array(host.outputPortNames.map { .string($0) }),
+            ]
+        })
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
             + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? ""))
 
+        var errors = RateLimitedReporter()
         var watchedDate = Self.modificationDate(preset)
         var lastWatchCheck = Date()
         var lastXrunReport = Date.distantPast
+        var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
+        let clock = { Date().timeIntervalSinceReferenceDate }
+        func reject(_ message: String) {
+            if errors.admit(now: clock()) { warn(message) }
+        }
         while true {
             if stopSignal.load(ordering: .relaxed) != 0 {
                 say("stopping (signal \(stopSignal.load(ordering: .relaxed)))")
@@ -98,72 +117,40 @@ struct LiveCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("timbre: error: JACK server shut down\n".utf8))
                 Foundation.exit(2)
             }
-            for item in inbox.drain() {
-                do {
-                    let command: ControlCommand?
-                    switch item {
-                    case .line(let l): command = try ControlCommand.parse(line: l)
-                    case .osc(let m): command = try m.command()
-                    case .error(let e): throw ControlError(e)
+            let nonFinite = host.engine.nonFiniteBlocks
+            if nonFinite > reportedNonFinite, Date().timeIntervalSince(lastNonFiniteReport) >= 1 {
+                FileHandle.standardError.write(Data("timbre: warning: NaN or infinity reached the output: \(nonFinite) block\(nonFinite == 1 ? "" : "s") silenced so far (the filters holding it were cleared)\n".utf8))
+                reportedNonFinite = nonFinite; lastNonFiniteReport = Date()
+            }
+            let (items, dropped) = inbox.drain()
+            if dropped > 0 { reject("control input arrives faster than it can be applied: \(dropped) items dropped") }
+            for item in items {
+                for result in interpreter.handle(item) {
+                    switch result {
+                    case .success(.ok(let text)): say("ok: " + text)
+                    case .success(.status(let json)): say("status: " + json.jsonText)
+                    case .success(.quit): say("bye"); host.close(); return
+                    case .failure(let e): reject(e.message)
                     }
-                    guard let command else { continue }
-                    if try perform(command, host: host) == false { host.close(); return }
-                } catch {
-                    warn("\(error)")
                 }
             }
+            if let summary = errors.flush(now: clock()) { warn(summary) }
             if watch, Date().timeIntervalSince(lastWatchCheck) > 0.25 {
                 lastWatchCheck = Date()
                 let date = Self.modificationDate(preset)
                 if date != watchedDate {
                     watchedDate = date
-                    do { try perform(.load(path: preset), host: host) } catch { warn("\(error)") }
+                    for result in [Result { () throws(ControlError) in try interpreter.perform(.load(path: preset)) }] {
+                        switch result {
+                        case .success(.ok(let text)): say("ok: " + text)
+                        case .failure(let e): warn(e.message)
+                        default: break
+                        }
+                    }
                 }
             }
             usleep(5000)
         }
-    }
-
-    /// Applies a command; returns false for quit.
-    @discardableResult
-    func perform(_ command: ControlCommand, host: JackHost) throws -> Bool {
-        let engine = host.engine
-        switch command {
-        case .set(let address, let value):
-            try engine.set(address, value)
-            say("ok: set \(address) \(value)")
-        case .bypass(let node, let on):
-            try engine.bypass(node, on)
-            say("ok: bypass \(node) \(on ? "on" : "off")")
-        case .load(let path):
-            let (doc, label) = try Self.loadDocument(path)
-            do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
-            say("ok: loaded \(label) (\(engine.preset.name))")
-        case .insert(let position, let node):
-            try engine.insert(node, at: position)
-            say("ok: inserted at \(position)")
-        case .remove(let node):
-            try engine.remove(node)
-            say("ok: removed \(node)")
-        case .status:
-            let status: JSONValue = .object([
-                "preset": .string(engine.preset.name),
-                "sampleRate": .number(engine.sampleRate),
-                "bufferSize": .number(Double(host.bufferSize)),
-                "cycles": .number(Double(host.cycles)),
-                "xruns": .number(Double(host.xruns)),
-                "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
-                "latencyFrames": .number(0),
-                "inputs": .array(host.inputPortNames.map { .string($0) }),
-                "outputs": .array(host.outputPortNames.map { .string($0) }),
-                "document": engine.document,
-            ])
-            say("status: " + status.jsonText)
-        case .quit:
-            say("bye")
-            return false
-        }
-        return true
     }
 
     static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
@@ -182,43 +169,5 @@ struct LiveCommand: ParsableCommand {
 
     func warn(_ line: String) {
         FileHandle.standardError.write(Data("timbre: error: \(line)\n".utf8))
-    }
-}
-
-/// Commands arriving from stdin and OSC threads, drained by the control loop.
-final class Inbox: @unchecked Sendable {
-    enum Item { case line(String), osc(OSCMessage), error(String) }
-    private var items: [Item] = []
-    private let lock = NSLock()
-
-    func push(_ i: Item) { lock.lock(); items.append(i); lock.unlock() }
-    func drain() -> [Item] { lock.lock(); defer { lock.unlock() }; let out = items; items = []; return out }
-
-    static func readStandardInput(into inbox: Inbox) {
-        let t = Thread {
-            while let line = readLine() { inbox.push(.line(line)) }
-        }
-        t.start()
-    }
-
-    /// Binds a UDP socket on 127.0.0.1 and queues every OSC message received.
-    static func listenOSC(port: UInt16, into inbox: Inbox) throws(ControlError) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw ControlError("cannot create a UDP socket") }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { close(fd); throw ControlError("cannot bind 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
-        let t = Thread {
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n <= 0 { continue }
-                do { inbox.push(.osc(try OSCMessage.parse(Data(buffer[0..<n])))) } catch { inbox.push(.error("\(error)")) }
-            }
-        }
-        t.start()
     }
 }

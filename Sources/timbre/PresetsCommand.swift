@@ -32,7 +32,8 @@ struct PresetsCommand: ParsableCommand {
                         _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64))
                     } catch { throw CLIError.usage("\(f): \(error)") }
                 }
-                print("\(f): ok (\(preset.name), \(preset.chain.count) nodes)")
+                print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")
+                for line in preset.outline { print(line) }
             }
         }
     }

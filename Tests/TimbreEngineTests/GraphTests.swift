@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TimbreDSP
 import TimbreEngine
+import TimbreControl
+import TimbreTestSupport
 
 /// The graph form: channels with their own chains, volume, pan, mute and solo; groups;
 /// master. Checked against sums computed here.
@@ -105,12 +107,13 @@ import TimbreEngine
         {"channels": [{"id": "tone", "generator": {"type": "sine", "frequency": 1000, "level": -20}, "chain": [{"type": "peak", "id": "bell", "frequency": 2000}]}]}
         """#).utf8))
         let engine = try LiveEngine(document: doc, sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 2)
-        try engine.set("tone.volume", 0.5)
-        try engine.set("bell.gain", 4)
-        try engine.set("tone.mute", 1)
-        #expect(engine.preset.graph?.channels[0].mute == true && engine.preset.graph?.channels[0].volume == 0.5)
-        guard case .filter(let d)? = engine.preset.graph?.channels[0].chain[0].kind else { Issue.record("bell"); return }
+        try engine.apply(.set(address: "tone.volume", value: 0.5))
+        try engine.apply(.set(address: "bell.gain", value: 4))
+        try engine.apply(.set(address: "tone.mute", value: 1))
+        guard case .graph(let graph) = engine.preset.form else { Issue.record("not a graph"); return }
+        #expect(graph.channels[0].mute == true && graph.channels[0].volume == 0.5)
+        guard case .filter(let d)? = graph.channels[0].chain.first?.kind else { Issue.record("bell"); return }
         #expect(d.gainDB == 4)
-        #expect(throws: ControlError.self) { try engine.set("tone.volume", 3) }
+        #expect(throws: ControlError.self) { try engine.apply(.set(address: "tone.volume", value: 3)) }
     }
 }

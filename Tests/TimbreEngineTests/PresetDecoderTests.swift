@@ -65,8 +65,8 @@ import TimbreEngine
 
     @Test func defaults() throws {
         let p = try Self.decode(Self.chain(#"{"type": "highpass"}, {"type": "eq"}, {"type": "peak"}, {"type": "gain", "volume": 0.5}, {"type": "pan"}"#))
-        guard case .filter(let hp) = p.chain[0].kind, case .eq(let bands) = p.chain[1].kind,
-              case .filter(let pk) = p.chain[2].kind, case .gain(let g) = p.chain[3].kind, case .pan(let pan) = p.chain[4].kind else {
+        guard case .filter(let hp) = p.allNodes[0].kind, case .eq(let bands) = p.allNodes[1].kind,
+              case .filter(let pk) = p.allNodes[2].kind, case .gain(let g) = p.allNodes[3].kind, case .pan(let pan) = p.allNodes[4].kind else {
             Issue.record("wrong kinds"); return
         }
         #expect(hp.type == .highPass && hp.frequencyHz == 80 && hp.slopeDBPerOctave == 12 && hp.method == .matched)
@@ -74,12 +74,12 @@ import TimbreEngine
         #expect(bands.allSatisfy { $0.gainDB == 0 && $0.q == 1 && $0.shape == .peak })
         #expect(pk.frequencyHz == 1000 && pk.gainDB == 0 && abs(pk.q - 0.7071) < 1e-4)
         #expect(g == 0.5 && pan == 0)
-        #expect(p.chain[1].path == "chain[1]")
+        #expect(p.allNodes[1].path == "chain[1]")
     }
 
     @Test func singleSectionQ() throws {
         let p = try Self.decode(Self.chain(#"{"type": "highpass", "frequency": 120, "q": 2}"#))
-        guard case .filter(let d) = p.chain[0].kind else { Issue.record("kind"); return }
+        guard case .filter(let d) = p.allNodes[0].kind else { Issue.record("kind"); return }
         #expect(d.slopeDBPerOctave == nil && d.q == 2)
     }
 }

@@ -177,7 +177,7 @@ import TimbreFile
 
     @Test func formatFromExtension() throws {
         #expect(SoundFileFormat(extension: "WAV") == .wav && SoundFileFormat(extension: "aif") == .aiff && SoundFileFormat(extension: "xyz") == nil)
-        let p = Preset(name: "x", chain: [])
+        let p = Preset(name: "x", form: .chain([]))
         #expect(throws: RenderError.self) { try OfflineRenderer.resolveFormat(RenderRequest(inputPath: "a", outputPath: "b.xyz", preset: p)) }
         #expect(throws: RenderError.self) { try OfflineRenderer.resolveFormat(RenderRequest(inputPath: "a", outputPath: "b.flac", preset: p, encoding: .float)) }
         let (f, e) = try OfflineRenderer.resolveFormat(RenderRequest(inputPath: "a", outputPath: "b.flac", preset: p))

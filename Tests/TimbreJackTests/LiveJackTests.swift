@@ -3,6 +3,7 @@ import Testing
 import TimbreEngine
 import TimbreDSP
 import TimbreJack
+import TimbreControl
 import CJack
 
 /// `timbre live` under a real JACK server (jackd, dummy backend, no real-time scheduling),

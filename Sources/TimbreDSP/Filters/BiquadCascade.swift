@@ -55,9 +55,24 @@ public struct BiquadCascade {
         for i in 0..<(pairCount * sectionCount * 2) { state[i] = other.state[i] }
     }
 
-    /// Clears the filter state (as if preceded by silence).
+    /// True when any state value is NaN or infinite (a non-finite input reached this filter).
+    /// Real-time safe; reads `2 × sectionCount` lanes per channel pair.
+    @inlinable public var hasNonFiniteState: Bool { nonFiniteStateCheck() }
+
+    @inlinable @_noLocks
+    func nonFiniteStateCheck() -> Bool {
+        var bad = false
+        for i in 0..<(pairCount * sectionCount * 2) {
+            let v = state[i]
+            bad = bad || !(v.x.isFinite && v.y.isFinite)
+        }
+        return bad
+    }
+
+    /// Clears the filter state (as if preceded by silence). Real-time safe.
+    @inlinable @_noLocks
     public func reset() {
-        state.update(repeating: .zero, count: max(1, pairCount * sectionCount * 2))
+        for i in 0..<max(1, pairCount * sectionCount * 2) { state[i] = .zero }
     }
 
     /// Filters `frameCount` frames in place. `channels[c]` points at channel c's samples.

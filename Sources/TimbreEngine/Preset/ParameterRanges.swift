@@ -18,4 +18,6 @@ public enum ParameterRanges {
     public static let defaultQ = 0.7071067811865476
     public static let defaultEQQ = 1.0
     public static let defaultSlope = 12
+    /// Parameters that are switches (JSON booleans; live `set` takes 0 or 1).
+    public static let switchParameters: Set<String> = ["bypass", "mute", "solo"]
 }

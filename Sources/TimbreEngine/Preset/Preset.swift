@@ -5,20 +5,65 @@ public struct Preset: Sendable, Equatable {
     public static let formatVersion = 1
     public var name: String
     public var description: String?
-    /// The simple form: one chain from inputs to outputs (empty when `graph` is used).
-    public var chain: [NodeSpec]
-    /// The graph form: channels, groups and master (nil for the simple form).
-    public var graph: GraphSpec?
+    public var form: Form
 
-    public init(name: String, description: String? = nil, chain: [NodeSpec], graph: GraphSpec? = nil) {
-        self.name = name; self.description = description; self.chain = chain; self.graph = graph
+    /// The two shapes a preset takes.
+    public enum Form: Sendable, Equatable {
+        /// The simple form: one chain from inputs to outputs.
+        case chain([NodeSpec])
+        /// TheAmazingAudioEngine's form: channels, groups and a master bus.
+        case graph(GraphSpec)
+    }
+
+    public init(name: String, description: String? = nil, form: Form) {
+        self.name = name; self.description = description; self.form = form
+    }
+
+    /// `chain` or `graph`, as in the JSON.
+    public var formName: String {
+        switch form { case .chain: "chain"; case .graph: "graph" }
     }
 
     /// Every node of the preset with its path, in processing order (chain, or each channel,
     /// group and master chain).
     public var allNodes: [NodeSpec] {
-        guard let graph else { return chain }
-        return graph.channels.flatMap(\.chain) + graph.groups.flatMap(\.chain) + graph.master.chain
+        switch form {
+        case .chain(let chain): chain
+        case .graph(let g): g.channels.flatMap(\.chain) + g.groups.flatMap(\.chain) + g.master.chain
+        }
+    }
+
+    /// Every id a live command can address: nodes, and a graph's channels and groups.
+    public var allIDs: [String] {
+        var ids = allNodes.compactMap(\.id)
+        if case .graph(let g) = form { ids += g.channels.map(\.id) + g.groups.map(\.id) }
+        return ids
+    }
+
+    /// One line per node for `demo` and `presets validate`: what a user needs to recognise it.
+    public var outline: [String] {
+        switch form {
+        case .chain(let chain):
+            return chain.map { "  - \($0.summary)" }
+        case .graph(let g):
+            var lines: [String] = []
+            for c in g.channels {
+                let source: String
+                switch c.source {
+                case .inputs(let i): source = "input " + i.map(String.init).joined(separator: "+")
+                case .sine(let f, let l): source = "sine \(JSONValue.number(f).brief) Hz at \(JSONValue.number(l).brief) dBFS"
+                }
+                lines.append("  channel \(c.id) (\(source)) → \(c.group ?? "master"): volume \(JSONValue.number(c.volume).brief), pan \(JSONValue.number(c.pan).brief)\(c.mute ? ", muted" : "")\(c.solo ? ", solo" : "")")
+                lines += c.chain.map { "    - \($0.summary)" }
+            }
+            for gr in g.groups {
+                lines.append("  group \(gr.id) → master: volume \(JSONValue.number(gr.volume).brief)\(gr.mute ? ", muted" : "")")
+                lines += gr.chain.map { "    - \($0.summary)" }
+            }
+            lines.append("  master: volume \(JSONValue.number(g.master.volume).brief)")
+            lines += g.master.chain.map { "    - \($0.summary)" }
+            return lines
+        }
     }
 }
 

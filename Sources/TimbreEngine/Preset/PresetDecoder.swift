@@ -56,17 +56,15 @@ public enum PresetDecoder {
         let description = try top.optional("description")?.string()
         let chainField = try top.optional("chain")
         let graphField = try top.optional("graph")
-        var chain: [NodeSpec] = []
-        var graph: GraphSpec?
+        let form: Preset.Form
         switch (chainField, graphField) {
-        case (let c?, nil): chain = try decodeChain(c)
-        case (nil, let g?): graph = try decodeGraph(g)
+        case (let c?, nil): form = .chain(try decodeChain(c))
+        case (nil, let g?): form = .graph(try decodeGraph(g))
         case (nil, nil): throw PresetError(path: "chain", "missing required field (or give \"graph\")")
         case (_?, _?): throw PresetError(path: "", "give either \"chain\" or \"graph\", not both")
         }
         try top.finish()
-        if let graph { return Preset(name: name, description: description, chain: [], graph: graph) }
-        return Preset(name: name, description: description, chain: chain)
+        return Preset(name: name, description: description, form: form)
     }
 
     static func decodeChain(_ field: Field) throws(PresetError) -> [NodeSpec] {

@@ -2,19 +2,12 @@ import Atomics
 import Foundation
 import TimbreDSP
 
-/// A live edit that could not be applied; the running graph is kept.
-public struct ControlError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 /// The control-thread side of live rendering: owns the preset document and every compiled
 /// plan, publishes new plans to the audio thread with one atomic exchange and frees the ones
 /// it hands back.
 ///
-/// Every edit — a parameter, a bypass, an inserted or removed node, a whole new preset — edits
-/// the JSON document, decodes it with the same strict decoder as files, compiles a new
+/// Every edit — a parameter, a bypass, an inserted or removed node, a whole new preset — is a
+/// new JSON document (edited by `TimbreControl`'s `PresetDocumentEditor`), decoded with the same strict decoder as files, compiles a new
 /// ``RenderPlan`` (all allocation and filter design happen here) and publishes it. The audio
 /// thread switches between blocks and crossfades over ``crossfadeSeconds``; the new plan
 /// continues the old one's filter memories and gain/pan ramps where node ids match, so a
@@ -66,7 +59,7 @@ public final class LiveEngine: @unchecked Sendable {
         shared = .allocate(capacity: 1)
         shared.initialize(to: SharedRenderState(
             pending: .create(nil), retired: retired, retiredCount: retiredCount, live: .create(nil),
-            blocksRendered: .create(0), framesRendered: .create(0),
+            blocksRendered: .create(0), framesRendered: .create(0), nonFiniteBlocks: .create(0),
             current: nil, fading: nil, fadePosition: 0,
             fadeFrames: max(1, Int(Self.crossfadeSeconds * sampleRate)),
             inputChannelCount: inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames,
@@ -82,7 +75,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// Frees everything. The audio thread must have stopped calling `render`.
     deinit {
         let s = shared.pointee
-        s.pending.destroy(); s.live.destroy(); s.blocksRendered.destroy(); s.framesRendered.destroy()
+        s.pending.destroy(); s.live.destroy(); s.blocksRendered.destroy(); s.framesRendered.destroy(); s.nonFiniteBlocks.destroy()
         for k in 0..<s.retiredCount { s.retired[k].destroy() }
         s.retired.deallocate()
         s.shiftedInput.deallocate()
@@ -109,90 +102,18 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Edits
 
-    /// Replaces the whole preset.
+    /// Replaces the whole preset (or applies an edited document: `TimbreControl`'s editor
+    /// produces one per `set`, `bypass`, `insert`, `remove`). Decoded with the strict decoder;
+    /// on error nothing changes.
     public func load(document newDocument: JSONValue) throws(PresetError) {
         let p = try PresetDecoder.decode(newDocument)
         try publish(p, document: newDocument)
-    }
-
-    /// Sets a parameter: `address` is `<id>.<param>` for any object with an `id` (a chain
-    /// node, a graph channel or group) or `chain[i].<param>`, e.g. `presence.gain`,
-    /// `eq.bands[3].frequency`, `vocals.volume`, `drums.mute`. Validated like a preset file.
-    public func set(_ address: String, _ value: Double) throws(ControlError) {
-        let (target, rest) = try resolve(address)
-        guard let relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
-        var doc = document
-        // `eq` without `bands` means ten default bands: materialise them before editing one.
-        if case .key("bands") = relative.first, doc.value(at: (target + [.key("bands")])[...]) == nil,
-           case .string("eq") = doc.value(at: (target + [.key("type")])[...]) {
-            let defaults = JSONValue.array(EQBand.defaultCentersHz.map { .object(["frequency": .number($0)]) })
-            if let d = doc.setting((target + [.key("bands")])[...], to: defaults) { doc = d }
-        }
-        // mute/solo/bypass are booleans: 0 is false, anything else true.
-        let newValue: JSONValue
-        if relative.count == 1, case .key(let k) = relative[0], ["mute", "solo", "bypass"].contains(k) {
-            newValue = .bool(value != 0)
-        } else {
-            newValue = .number(value)
-        }
-        guard let edited = doc.setting((target + relative)[...], to: newValue) else {
-            throw ControlError("\(address): no such parameter in this preset")
-        }
-        try apply(edited)
-    }
-
-    /// Bypasses (or restores) a node by id.
-    public func bypass(_ node: String, _ on: Bool) throws(ControlError) {
-        let (target, _) = try resolve(node + ".bypass")
-        guard let edited = document.setting((target + [.key("bypass")])[...], to: .bool(on)) else {
-            throw ControlError("\(node): cannot bypass")
-        }
-        try apply(edited)
-    }
-
-    /// Inserts a node (its JSON object) at `position` in the chain.
-    public func insert(_ node: JSONValue, at position: Int) throws(ControlError) {
-        guard case .object(var top) = document, case .array(var chain)? = top["chain"] else { throw ControlError("preset has no chain") }
-        guard (0...chain.count).contains(position) else { throw ControlError("position \(position) is outside 0…\(chain.count)") }
-        chain.insert(node, at: position)
-        top["chain"] = .array(chain)
-        try apply(.object(top))
-    }
-
-    /// Removes the node with this id (from whichever chain holds it).
-    public func remove(_ node: String) throws(ControlError) {
-        let (target, _) = try resolve(node + ".x")
-        guard let edited = document.removing(target[...]) else { throw ControlError("\(node) is not a chain node") }
-        try apply(edited)
     }
 
     /// Recompiles for a new sample rate (JACK's sample-rate callback).
     public func setSampleRate(_ rate: Double) throws(PresetError) {
         sampleRate = rate
         try publish(preset, document: document)
-    }
-
-    func apply(_ edited: JSONValue) throws(ControlError) {
-        do {
-            let p = try PresetDecoder.decode(edited)
-            try publish(p, document: edited)
-        } catch {
-            throw ControlError(error.description)
-        }
-    }
-
-    /// Splits `<id>.<rest>` and finds the object with that id (or `chain[i]`).
-    func resolve(_ address: String) throws(ControlError) -> ([JSONValue.PathComponent], String) {
-        guard let dot = address.firstIndex(of: ".") else { throw ControlError("\(address): expected <node>.<parameter>") }
-        let node = String(address[..<dot]), rest = String(address[address.index(after: dot)...])
-        if node.hasPrefix("chain["), node.hasSuffix("]"), let i = Int(node.dropFirst(6).dropLast()), i >= 0, i < preset.chain.count {
-            return ([.key("chain"), .index(i)], rest)
-        }
-        guard let path = document.pathOfObject(withID: node) else {
-            let ids = preset.allNodes.compactMap(\.id) + (preset.graph.map { $0.channels.map(\.id) + $0.groups.map(\.id) } ?? [])
-            throw ControlError("no node with id \"\(node)\" (ids: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))")
-        }
-        return (path, rest)
     }
 
     func publish(_ newPreset: Preset, document newDocument: JSONValue) throws(PresetError) {
@@ -223,10 +144,17 @@ public final class LiveEngine: @unchecked Sendable {
         return freed
     }
 
+    /// Frames of latency the plan adds (every built-in node is zero-latency today; computed
+    /// from the plan so latency-reporting nodes change it without touching hosts).
+    public var latencyFrames: Int { plan.latencyFrames }
+
     /// Plans alive on the control side (current, fading, pending, not yet collected).
     public var alivePlanCount: Int { alive.count }
     public var blocksRendered: Int { shared.pointee.blocksRendered.load(ordering: .relaxed) }
     public var framesRendered: Int { shared.pointee.framesRendered.load(ordering: .relaxed) }
+    /// Blocks the render output as silence because NaN or infinity reached its output (the
+    /// filters holding them were cleared). Counted once per host block.
+    public var nonFiniteBlocks: Int { shared.pointee.nonFiniteBlocks.load(ordering: .relaxed) }
     /// True once the audio thread has switched to the most recently published plan.
     public var isSettled: Bool {
         shared.pointee.pending.load(ordering: .acquiring) == nil

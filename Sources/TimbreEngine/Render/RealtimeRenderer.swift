@@ -16,6 +16,8 @@ struct SharedRenderState {
     let live: UnsafeAtomic<UnsafeMutableRawPointer?>
     let blocksRendered: UnsafeAtomic<Int>
     let framesRendered: UnsafeAtomic<Int>
+    /// Blocks output as silence because NaN or infinity reached the output (see ``PlanCore/render(input:output:frameCount:)``).
+    let nonFiniteBlocks: UnsafeAtomic<Int>
 
     // Audio-thread state.
     var current: UnsafeMutablePointer<PlanCore>?
@@ -81,10 +83,11 @@ public struct RealtimeRenderer: @unchecked Sendable {
         // The plans read `input[c] + offset` through a preallocated pointer array.
         for c in 0..<s.pointee.inputChannelCount { s.pointee.shiftedInput[c] = input[c] + offset }
         let shifted = UnsafePointer(s.pointee.shiftedInput)
-        current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n)
+        var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n)
         if let old = s.pointee.fading {
-            old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n)
+            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n)
         }
+        if silenced > 0 { s.pointee.nonFiniteBlocks.wrappingIncrement(ordering: .relaxed) }
         let newChannels = current.pointee.outputChannelCount
         if let old = s.pointee.fading {
             let oldChannels = old.pointee.outputChannelCount

@@ -19,6 +19,37 @@ public enum RenderNode {
     case mix(to: Int, count: Int, gain: LinearRamp)
 }
 
+extension RenderNode {
+    /// What a node is, without its state: compared across plans to decide which state continues.
+    public enum Shape: Sendable, Equatable {
+        case biquads(sections: Int, channels: Int)
+        case gain
+        case pan(PanKernel.Mode)
+        case copy, sine, clear, mix
+
+        /// Whether a node of this shape has state worth continuing in the next plan.
+        var carriesState: Bool {
+            switch self {
+            case .biquads, .gain, .pan, .sine, .mix: true
+            case .copy, .clear: false
+            }
+        }
+    }
+
+    /// This node's shape (read on the control thread, from a kernel value it built itself).
+    var shape: Shape {
+        switch self {
+        case .biquads(let k): .biquads(sections: k.sectionCount, channels: k.channelCount)
+        case .gain: .gain
+        case .pan(let k): .pan(k.mode)
+        case .copy: .copy
+        case .sine: .sine
+        case .clear: .clear
+        case .mix: .mix
+        }
+    }
+}
+
 /// A sine oscillator with a Double phase accumulator, advanced per sample (block-size invariant).
 public struct SineGenerator: Sendable {
     public var phase: Double

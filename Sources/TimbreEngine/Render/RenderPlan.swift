@@ -24,6 +24,9 @@ public final class RenderPlan {
     public let outputChannelCount: Int
     /// Node keys in order (id, or `#index`), for matching state across plans.
     public let nodeKeys: [String]
+    /// Node shapes in order: control-side metadata, so the next plan's state-transfer map is
+    /// computed without reading node memory the audio thread writes.
+    let nodeShapes: [RenderNode.Shape]
     /// The render-side memory. Valid until this plan is deinitialised.
     public let core: UnsafeMutablePointer<PlanCore>
 
@@ -91,7 +94,8 @@ public final class RenderPlan {
         }
 
         var outputBase = 0
-        if let graph = preset.graph {
+        switch preset.form {
+        case .graph(let graph):
             // Work channels: [inputs][channel buses, 2 each][group buses][master bus].
             let inputs = format.inputChannelCount
             let channelBase = { (k: Int) in inputs + 2 * k }
@@ -135,25 +139,23 @@ public final class RenderPlan {
             add(.gain(GainKernel(gain: Float(graph.master.volume), sampleRate: fs)), key: "master:volume", base: masterBase, channels: 2)
             outputBase = masterBase
             outputChannelCount = 2
-        } else {
-            outputChannelCount = try addChain(preset.chain, base: 0, channels: format.inputChannelCount, keyPrefix: "")
+        case .chain(let chain):
+            outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "")
         }
         built = []  // success: the plan owns the kernels now
         nodeKeys = keys
+        nodeShapes = compiled.map(\.shape)
 
-        // State transfer map against `previous` (same key and same kernel shape).
+        // State transfer map against `previous`: same key and same shape, decided from the
+        // previous plan's control-side keys and shapes only (its node memory belongs to the
+        // audio thread while it renders).
         var transfer = [Int](repeating: -1, count: compiled.count)
         if let previous {
+            var previousIndex: [String: Int] = [:]
+            for (j, key) in previous.nodeKeys.enumerated() where previousIndex[key] == nil { previousIndex[key] = j }
             for (i, key) in keys.enumerated() {
-                guard let j = previous.nodeKeys.firstIndex(of: key) else { continue }
-                switch (compiled[i], previous.core.pointee.nodes[j]) {
-                case (.biquads(let a), .biquads(let b)) where a.sectionCount == b.sectionCount && a.channelCount == b.channelCount:
-                    transfer[i] = j
-                case (.gain, .gain): transfer[i] = j
-                case (.pan(let a), .pan(let b)) where a.mode == b.mode: transfer[i] = j
-                case (.sine, .sine), (.mix, .mix): transfer[i] = j
-                default: break
-                }
+                guard let j = previousIndex[key], nodeShapes[i] == previous.nodeShapes[j], nodeShapes[i].carriesState else { continue }
+                transfer[i] = j
             }
         }
 
@@ -209,11 +211,17 @@ public final class RenderPlan {
         core.deallocate()
     }
 
+    /// Frames of latency this plan adds between input and output: the longest path through
+    /// its nodes. Every built-in node is zero-latency, so this is 0 until a node reports one.
+    public var latencyFrames: Int { 0 }
+
     /// Clears all filter state.
     public func reset() { core.pointee.reset() }
 
-    /// Renders on the calling thread (offline use). See ``PlanCore/render(input:output:frameCount:)``.
-    public func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    /// Renders on the calling thread (offline use). See ``PlanCore/render(input:output:frameCount:)``;
+    /// returns the number of blocks silenced because they held NaN or infinity.
+    @discardableResult
+    public func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) -> Int {
         core.pointee.render(input: input, output: output, frameCount: frameCount)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreEngine
-import TimbreJack
+import TimbreControl
 
 /// stdin commands and OSC messages parse to the same control commands.
 @Suite struct ControlParsingTests {

@@ -1,0 +1,80 @@
+import Foundation
+import TimbreEngine
+
+/// A live-control command, from a stdin line (`set eq.bands[2].gain 3`) or an OSC message
+/// (`/timbre/set`). Parsing checks the grammar and the numbers; the ``PresetDocumentEditor``
+/// checks ids and parameters, and the preset decoder checks ranges.
+public enum ControlCommand: Equatable, Sendable {
+    case set(address: String, value: Double)
+    case bypass(node: String, on: Bool)
+    case load(path: String)
+    /// Inserts a node (its JSON object, on one line) at a position in the top-level chain.
+    case insert(position: Int, node: JSONValue)
+    /// Removes the node with this id.
+    case remove(node: String)
+    case status
+    case quit
+
+    /// The grammar, for help and error messages.
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, status, quit"
+
+    /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
+    public static let maxLineBytes = 65536
+
+    /// Parses one stdin line. Returns nil for a blank line; throws one short message for
+    /// anything else it does not understand.
+    public static func parse(line: String) throws(ControlError) -> ControlCommand? {
+        guard line.utf8.count <= maxLineBytes else {
+            throw ControlError("line of \(line.utf8.count) bytes refused (at most \(maxLineBytes))")
+        }
+        if line.unicodeScalars.contains("\u{FFFD}") { throw ControlError("line is not valid UTF-8: \(ControlError.quote(line))") }
+        if line.unicodeScalars.contains(where: { $0.value == 0 }) { throw ControlError("line contains a NUL byte") }
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+        guard let verb = words.first else { return nil }
+        switch (verb, words.count) {
+        case ("set", 3):
+            do { return .set(address: try parameterAddress(words[1]), value: try DecimalNumber.parse(words[2])) }
+            catch { throw ControlError("set: \(error.message)") }
+        case ("bypass", 3):
+            let node: String
+            do { node = try nodeID(words[1]) } catch { throw ControlError("bypass: \(error.message)") }
+            switch words[2] {
+            case "on", "true", "1": return .bypass(node: node, on: true)
+            case "off", "false", "0": return .bypass(node: node, on: false)
+            default: throw ControlError("bypass: expected on or off, got \(ControlError.quote(words[2]))")
+            }
+        case ("load", 2...):
+            return .load(path: words.dropFirst().joined(separator: " "))
+        case ("insert", 3...):
+            guard let position = Int(words[1]), position >= 0 else { throw ControlError("insert: \(ControlError.quote(words[1])) is not a position (0, 1, 2 …)") }
+            let json = words.dropFirst(2).joined(separator: " ")
+            do { return .insert(position: position, node: try PresetDecoder.parse(Data(json.utf8))) } catch {
+                throw ControlError("insert: \(error)")
+            }
+        case ("remove", 2):
+            do { return .remove(node: try nodeID(words[1])) } catch { throw ControlError("remove: \(error.message)") }
+        case ("status", 1): return .status
+        case ("quit", 1), ("exit", 1): return .quit
+        case ("set", _), ("bypass", _), ("remove", _), ("status", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
+            throw ControlError("\(verb): wrong number of arguments (commands: \(usage))")
+        default:
+            throw ControlError("unknown command \(ControlError.quote(line)) (commands: \(usage))")
+        }
+    }
+
+    /// A node id as typed (or `chain[i]`): non-empty, no dot, so `hp.x` is not taken for `hp`.
+    static func nodeID(_ word: String) throws(ControlError) -> String {
+        guard !word.isEmpty, !word.contains(".") else {
+            throw ControlError("\(ControlError.quote(word)) is not a node id (ids contain no '.')")
+        }
+        return word
+    }
+
+    /// `<node>.<param path>` with both parts non-empty.
+    static func parameterAddress(_ word: String) throws(ControlError) -> String {
+        guard let dot = word.firstIndex(of: "."), dot != word.startIndex, word.index(after: dot) != word.endIndex else {
+            throw ControlError("\(ControlError.quote(word)) is not <node>.<parameter>")
+        }
+        return word
+    }
+}

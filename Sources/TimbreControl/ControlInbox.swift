@@ -1,0 +1,71 @@
+import Foundation
+
+/// Commands arriving from the stdin and OSC threads, drained by the control loop.
+///
+/// Bounded: beyond ``capacity`` waiting items new ones are dropped and counted, so a flood
+/// of datagrams cannot grow memory without limit. The lock is held only to append or swap
+/// the array; the audio thread never touches this.
+public final class ControlInbox: @unchecked Sendable {
+    public enum Item: Sendable {
+        case line(String)
+        case packet(Data)
+    }
+
+    public let capacity: Int
+    private var items: [Item] = []
+    private var dropped = 0
+    private let lock = NSLock()
+
+    public init(capacity: Int = 4096) { self.capacity = capacity }
+
+    /// Queues an item; returns false (and counts it) when the inbox is full.
+    @discardableResult
+    public func push(_ item: Item) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard items.count < capacity else { dropped += 1; return false }
+        items.append(item)
+        return true
+    }
+
+    /// Everything waiting, and how many items were dropped since the last drain.
+    public func drain() -> (items: [Item], dropped: Int) {
+        lock.lock(); defer { lock.unlock() }
+        let out = (items, dropped)
+        items = []; dropped = 0
+        return out
+    }
+
+    /// Reads stdin line by line on a thread of its own. Lines longer than
+    /// ``ControlCommand/maxLineBytes`` are queued truncated (the parser refuses them).
+    public func readStandardInput() {
+        let t = Thread { [self] in
+            while let line = readLine(strippingNewline: true) {
+                // Keep the queue small: a 1 MB line is refused by length, its text not kept.
+                push(.line(line.utf8.count > ControlCommand.maxLineBytes ? String(repeating: "x", count: ControlCommand.maxLineBytes + 1) : line))
+            }
+        }
+        t.start()
+    }
+
+    /// Binds a UDP socket on 127.0.0.1:`port` and queues every datagram received (parsed on
+    /// the control thread).
+    public func listenOSC(port: UInt16) throws(ControlError) {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw ControlError("cannot create a UDP socket") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard rc == 0 else { close(fd); throw ControlError("cannot bind 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
+        let t = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n < 0 { if errno == EINTR { continue }; usleep(1000); continue }
+                push(.packet(Data(buffer[0..<n])))
+            }
+        }
+        t.start()
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TimbreEngine
+
+/// Applies control input to a ``LiveEngine``: the one place that turns a stdin line or an
+/// OSC datagram into an edit, a preset load or a status reply. Hosts stay thin: they feed
+/// it items and print what comes back.
+///
+/// Every edit goes through ``PresetDocumentEditor`` and the strict preset decoder; a
+/// rejected item changes nothing.
+public final class ControlInterpreter {
+    public enum Reply: Equatable, Sendable {
+        /// Done; the text is the `ok: …` acknowledgement.
+        case ok(String)
+        case status(JSONValue)
+        case quit
+    }
+
+    public let engine: LiveEngine
+    /// Resolves a `load` argument to a document and a label for messages.
+    let loadDocument: (String) throws -> (JSONValue, String)
+    /// Host fields for `status` (rate, buffer, xruns, ports …), merged over the engine's.
+    let hostStatus: () -> [String: JSONValue]
+
+    public init(engine: LiveEngine, loadDocument: @escaping (String) throws -> (JSONValue, String),
+                hostStatus: @escaping () -> [String: JSONValue] = { [:] }) {
+        self.engine = engine; self.loadDocument = loadDocument; self.hostStatus = hostStatus
+    }
+
+    /// Parses and applies one inbox item. A datagram may be a bundle: its messages are
+    /// applied in order and each gets its own result.
+    public func handle(_ item: ControlInbox.Item) -> [Result<Reply, ControlError>] {
+        switch item {
+        case .line(let line):
+            do throws(ControlError) {
+                guard let command = try ControlCommand.parse(line: line) else { return [] }
+                return [.success(try perform(command))]
+            } catch { return [.failure(error)] }
+        case .packet(let data):
+            let packet: OSCPacket
+            do { packet = try OSCPacket.parse(data) } catch { return [.failure(error)] }
+            return packet.messages.map { m in
+                do throws(ControlError) { return .success(try perform(try m.command())) } catch { return .failure(error) }
+            }
+        }
+    }
+
+    /// Applies a command.
+    public func perform(_ command: ControlCommand) throws(ControlError) -> Reply {
+        let editor = PresetDocumentEditor(document: engine.document, preset: engine.preset)
+        switch command {
+        case .set(let address, let value):
+            try apply(try editor.setting(address, to: value))
+            return .ok("set \(address) \(JSONValue.number(value).brief)")
+        case .bypass(let node, let on):
+            try apply(try editor.bypassing(node, on))
+            return .ok("bypass \(node) \(on ? "on" : "off")")
+        case .load(let path):
+            let doc: JSONValue, label: String
+            do { (doc, label) = try loadDocument(path) } catch { throw ControlError("\(error)") }
+            do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
+            return .ok("loaded \(label) (\(engine.preset.name))")
+        case .insert(let position, let node):
+            try apply(try editor.inserting(node, at: position))
+            return .ok("inserted at \(position)")
+        case .remove(let node):
+            try apply(try editor.removing(node))
+            return .ok("removed \(node)")
+        case .status:
+            return .status(status())
+        case .quit:
+            return .quit
+        }
+    }
+
+    /// The engine's state merged with the host's fields.
+    public func status() -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "preset": .string(engine.preset.name),
+            "form": .string(engine.preset.formName),
+            "sampleRate": .number(engine.sampleRate),
+            "latencyFrames": .number(Double(engine.latencyFrames)),
+            "nonFiniteBlocks": .number(Double(engine.nonFiniteBlocks)),
+            "document": engine.document,
+        ]
+        for (k, v) in hostStatus() { fields[k] = v }
+        return .object(fields)
+    }
+
+    func apply(_ edited: JSONValue) throws(ControlError) {
+        do { try engine.load(document: edited) } catch { throw ControlError(error.description) }
+    }
+}

@@ -1,0 +1,63 @@
+/// Timbre's OSC namespace, mapped onto ``ControlCommand``:
+///
+/// ```
+/// /timbre/set     s:"node.param"  f|i|d:value
+/// /timbre/bypass  s:"node"        T|F, or i|f 0|1
+/// /timbre/load    s:"/path/preset.json"
+/// /timbre/insert  i:position      s:"{node JSON}"
+/// /timbre/remove  s:"node"
+/// /timbre/status
+/// ```
+/// Values get the same checks as typed commands: non-finite numbers are refused, switches
+/// take exactly 0 or 1 (or T/F), ids contain no dot.
+extension OSCMessage {
+    public func command() throws(ControlError) -> ControlCommand {
+        func number(_ a: Argument, _ what: String) throws(ControlError) -> Double {
+            let v: Double
+            switch a {
+            case .float(let f): v = Double(f)
+            case .int(let i): v = Double(i)
+            case .double(let d): v = d
+            case .int64(let i): v = Double(i)
+            default: throw ControlError("OSC \(address): \(what) must be a number (f, i or d)")
+            }
+            guard v.isFinite else { throw ControlError("OSC \(address): \(what) \(v) is not a finite number") }
+            return v == 0 ? 0 : v
+        }
+        func string(_ a: Argument, _ what: String) throws(ControlError) -> String {
+            guard case .string(let s) = a else { throw ControlError("OSC \(address): \(what) must be a string (s)") }
+            return s
+        }
+        switch (address, arguments.count) {
+        case ("/timbre/set", 2):
+            let addr = try string(arguments[0], "the parameter")
+            do { return .set(address: try ControlCommand.parameterAddress(addr), value: try number(arguments[1], "the value")) }
+            catch { throw ControlError("OSC /timbre/set: \(error.message)") }
+        case ("/timbre/bypass", 2):
+            let node: String
+            do { node = try ControlCommand.nodeID(try string(arguments[0], "the node")) } catch { throw ControlError("OSC /timbre/bypass: \(error.message)") }
+            if case .bool(let b) = arguments[1] { return .bypass(node: node, on: b) }
+            let v = try number(arguments[1], "the switch")
+            guard v == 0 || v == 1 else { throw ControlError("OSC /timbre/bypass: the switch must be 0 or 1 (or T/F), got \(v)") }
+            return .bypass(node: node, on: v == 1)
+        case ("/timbre/load", 1):
+            let path = try string(arguments[0], "the path")
+            guard !path.isEmpty else { throw ControlError("OSC /timbre/load: empty path") }
+            return .load(path: path)
+        case ("/timbre/insert", 2):
+            let position = try number(arguments[0], "the position")
+            guard position >= 0, position <= 10_000, position == position.rounded() else {
+                throw ControlError("OSC /timbre/insert: position \(position) is not a whole number 0…10000")
+            }
+            let json = try string(arguments[1], "the node JSON")
+            guard let command = try ControlCommand.parse(line: "insert \(Int(position)) \(json)") else { throw ControlError("OSC /timbre/insert: empty") }
+            return command
+        case ("/timbre/remove", 1):
+            do { return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node"))) }
+            catch { throw ControlError("OSC /timbre/remove: \(error.message)") }
+        case ("/timbre/status", 0): return .status
+        default:
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/status)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import TimbreEngine
+import TimbreDSP
+
+/// Edits a preset document for live control: each edit returns a new JSON document, which
+/// the caller decodes with the same strict decoder as files (so a live edit fails exactly
+/// like a file would) and publishes. The editor resolves node ids and knows which parameters
+/// are switches (``ParameterRanges/switchParameters``); ranges stay the decoder's.
+public struct PresetDocumentEditor: Sendable {
+    public let document: JSONValue
+    public let preset: Preset
+
+    public init(document: JSONValue, preset: Preset) { self.document = document; self.preset = preset }
+
+    /// `address` is `<id>.<param>` for any object with an `id` (a chain node, a graph channel
+    /// or group) or `chain[i].<param>`, e.g. `presence.gain`, `eq.bands[3].frequency`,
+    /// `vocals.volume`, `drums.mute`. Switches (`mute`, `solo`, `bypass`) take 0 or 1.
+    public func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
+        guard value.isFinite else { throw ControlError("\(address): \(value) is not a finite number") }
+        let (target, rest) = try resolve(address)
+        guard let relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
+        var doc = document
+        // `eq` without `bands` means ten default bands: materialise them before editing one.
+        if case .key("bands") = relative.first, doc.value(at: (target + [.key("bands")])[...]) == nil,
+           case .string("eq") = doc.value(at: (target + [.key("type")])[...]) {
+            let defaults = JSONValue.array(EQBand.defaultCentersHz.map { .object(["frequency": .number($0)]) })
+            if let d = doc.setting((target + [.key("bands")])[...], to: defaults) { doc = d }
+        }
+        let newValue: JSONValue
+        if relative.count == 1, case .key(let k) = relative[0], ParameterRanges.switchParameters.contains(k) {
+            guard value == 0 || value == 1 else { throw ControlError("\(address): a switch takes 0 (off) or 1 (on), got \(JSONValue.number(value).brief)") }
+            newValue = .bool(value == 1)
+        } else {
+            newValue = .number(value)
+        }
+        guard let edited = doc.setting((target + relative)[...], to: newValue) else {
+            throw ControlError("\(address): no such parameter in this preset")
+        }
+        return edited
+    }
+
+    /// Bypasses (or restores) a chain node by id.
+    public func bypassing(_ node: String, _ on: Bool) throws(ControlError) -> JSONValue {
+        let (target, rest) = try resolve(node + ".bypass")
+        guard rest == "bypass" else { throw ControlError("\(ControlError.quote(node)) is not a node id") }
+        guard case .string? = document.value(at: (target + [.key("type")])[...]) else {
+            throw ControlError("\(node) is a channel or group, not a chain node: use set \(node).mute 1")
+        }
+        guard let edited = document.setting((target + [.key("bypass")])[...], to: .bool(on)) else {
+            throw ControlError("\(node): cannot bypass")
+        }
+        return edited
+    }
+
+    /// Inserts a node (its JSON object) at `position` in the top-level chain.
+    public func inserting(_ node: JSONValue, at position: Int) throws(ControlError) -> JSONValue {
+        guard case .object(var top) = document, case .array(var chain)? = top["chain"] else {
+            throw ControlError("insert works on a chain preset; this one is a graph (edit the file and load it)")
+        }
+        guard (0...chain.count).contains(position) else { throw ControlError("position \(position) is outside 0…\(chain.count)") }
+        chain.insert(node, at: position)
+        top["chain"] = .array(chain)
+        return .object(top)
+    }
+
+    /// Removes the chain node with this id (from whichever chain holds it).
+    public func removing(_ node: String) throws(ControlError) -> JSONValue {
+        let (target, rest) = try resolve(node + ".x")
+        guard rest == "x" else { throw ControlError("\(ControlError.quote(node)) is not a node id") }
+        guard case .string? = document.value(at: (target + [.key("type")])[...]),
+              let edited = document.removing(target[...]) else { throw ControlError("\(node) is not a chain node") }
+        return edited
+    }
+
+    /// Splits `<id>.<rest>` and finds the object with that id (or `chain[i]`).
+    func resolve(_ address: String) throws(ControlError) -> ([JSONValue.PathComponent], String) {
+        guard let dot = address.firstIndex(of: ".") else { throw ControlError("\(ControlError.quote(address)): expected <node>.<parameter>") }
+        let node = String(address[..<dot]), rest = String(address[address.index(after: dot)...])
+        if node.hasPrefix("chain[") {
+            guard case .chain(let chain) = preset.form else { throw ControlError("\(node): this preset is a graph; address nodes by id") }
+            guard node.hasSuffix("]"), let i = Int(node.dropFirst(6).dropLast()), i >= 0, i < chain.count else {
+                throw ControlError("\(ControlError.quote(node)): no such chain position (0…\(chain.count - 1))")
+            }
+            return ([.key("chain"), .index(i)], rest)
+        }
+        guard let path = document.pathOfObject(withID: node) else {
+            let ids = preset.allIDs
+            throw ControlError("no node with id \(ControlError.quote(node)) (ids: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))")
+        }
+        return (path, rest)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import TimbreControl
+import TimbreEngine
+
+/// Presets holding every node type, and a stream of live edits over them, for the
+/// real-time proofs (RealtimeSanitizer, allocation counts) and the concurrency tests.
+public enum EveryNodePresets {
+    /// A chain with every chain node type.
+    public static let chain = """
+    {"version": 1, "name": "every node", "chain": [
+      {"type": "highpass", "id": "hp", "frequency": 30, "slope": 48}, {"type": "lowpass", "id": "lp", "frequency": 16000, "q": 0.8},
+      {"type": "peak", "id": "pk", "frequency": 1000, "gain": 3}, {"type": "lowshelf", "id": "ls", "frequency": 100, "gain": 2},
+      {"type": "highshelf", "id": "hs", "frequency": 8000, "gain": -2}, {"type": "notch", "id": "n", "frequency": 60},
+      {"type": "bandpass", "id": "bp", "frequency": 500, "q": 0.3}, {"type": "allpass", "id": "ap", "frequency": 2000},
+      {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "gain", "id": "g", "volume": 0.8}, {"type": "pan", "id": "pan", "pan": 0.2}
+    ]}
+    """
+
+    /// A graph with every graph node: input copies, a sine generator, buses cleared and
+    /// mixed, a group, channel and bus chains, pans and volumes.
+    public static let graph = """
+    {"version": 1, "name": "every graph node", "graph": {
+      "channels": [
+        {"id": "voice", "input": [0], "chain": [{"type": "highpass", "id": "vhp", "frequency": 80}, {"type": "eq", "id": "veq", "bands": [{"gain": 3}]}], "pan": -0.3, "group": "bus"},
+        {"id": "tone", "generator": {"type": "sine", "frequency": 440, "level": -30}, "volume": 0.5, "pan": 0.4},
+        {"id": "wide", "input": [0, 0], "chain": [{"type": "peak", "id": "wpk", "frequency": 2000, "gain": -3}], "group": "bus"}
+      ],
+      "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
+      "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1}], "volume": 0.95}
+    }}
+    """
+
+    /// A small chain to alternate with, so whole-preset loads are exercised.
+    public static let alternative = #"{"version": 1, "name": "other", "chain": [{"type": "eq", "id": "eq", "bands": [{"gain": 3}]}, {"type": "pan", "id": "pan"}]}"#
+
+    /// Step `k` of an endless stream of edits valid for whichever of ``chain`` and ``graph``
+    /// is loaded: parameters, switches, inserts and removes, and every 50th step a load.
+    public static func edit(_ interpreter: ControlInterpreter, step k: Int) throws {
+        let engine = interpreter.engine
+        let isGraph = engine.preset.formName == "graph"
+        let commands: [ControlCommand]
+        if isGraph {
+            switch k % 6 {
+            case 0: commands = [.set(address: "veq.bands[0].gain", value: Double(k % 9) - 4)]
+            case 1: commands = [.set(address: "tone.volume", value: Double(k % 10) / 10)]
+            case 2: commands = [.set(address: "wide.mute", value: Double(k % 2))]
+            case 3: commands = [.set(address: "voice.solo", value: Double(k % 2))]
+            case 4: commands = [.set(address: "bus.volume", value: Double(k % 5) / 5), .bypass(node: "wpk", on: k % 4 == 0)]
+            default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4)]
+            }
+        } else {
+            switch k % 6 {
+            case 0: commands = [.set(address: "eq.bands[\(k % 2)].gain", value: Double(k % 9) - 4)]
+            case 1: commands = [.set(address: "g.volume", value: Double(k % 10) / 10)]
+            case 2: commands = [.bypass(node: "pk", on: k % 4 == 2)]
+            case 3: commands = [.insert(position: 0, node: .object(["type": .string("gain"), "id": .string("extra"), "gain": .number(-1)]))]
+            case 4: commands = engine.preset.allIDs.contains("extra") ? [.remove(node: "extra")] : []
+            default: commands = [.set(address: "pan.pan", value: Double(k % 5) / 5 - 0.4)]
+            }
+        }
+        for c in commands { _ = try interpreter.perform(c) }
+        if k % 50 == 49 {
+            try engine.load(document: PresetDecoder.parse(Data(alternative.utf8)))
+            try engine.load(document: PresetDecoder.parse(Data((isGraph ? graph : chain).utf8)))
+        }
+    }
+
+    /// An interpreter over `engine` that loads documents from JSON text only (no files).
+    public static func interpreter(_ engine: LiveEngine) -> ControlInterpreter {
+        ControlInterpreter(engine: engine, loadDocument: { text in (try PresetDecoder.parse(Data(text.utf8)), "inline") })
+    }
+}
+
+extension LiveEngine {
+    /// Applies one control command through the real interpreter and editor (as `timbre live` does).
+    public func apply(_ command: ControlCommand) throws(ControlError) {
+        _ = try EveryNodePresets.interpreter(self).perform(command)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Deterministic test signals, written here once for every suite.
+public enum Signals {
+    /// `amplitude · sin(2π hz n / rate)`, phase computed per sample in Double (no drift).
+    public static func sine(_ count: Int, hz: Double = 1000, amplitude: Double = 0.1, rate: Double = 48000, phase: Double = 0) -> [Float] {
+        (0..<count).map { Float(amplitude * sin(2 * Double.pi * hz * Double($0) / rate + phase)) }
+    }
+
+    /// Uniform white noise in ±`amplitude` from a 64-bit LCG (Knuth's MMIX constants); the
+    /// same seed gives the same samples on every machine.
+    public static func noise(_ count: Int, amplitude: Float = 0.3, seed: UInt64 = 42) -> [Float] {
+        var s = seed
+        return (0..<count).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * amplitude
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) for fuzzing and random grids: reproducible from its seed.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
