@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
+import TimbreTestSupport
 
 /// Butterworth high/low-pass through the real kernel (impulse → naive DFT) against the
 /// analog Butterworth magnitude computed here from |H|² = 1/(1 + (f/fc)^2N).
@@ -15,7 +16,7 @@ import TimbreDSP
             let d = FilterDesign(type: type, frequencyHz: cutoff, slopeDBPerOctave: 12)
             let ir = Reference.impulseResponse(d.sections(sampleRate: sampleRate))
             let db = Reference.dtftDB(ir, frequencyHz: cutoff, sampleRate: sampleRate)
-            #expect(abs(db - (-3.0103)) <= 0.01, "\(type) \(cutoff) Hz @ \(sampleRate): \(db) dB")
+            #expect(abs(db - (-3.0103)) <= Tolerance[.butterworthCutoff].limit, "\(type) \(cutoff) Hz @ \(sampleRate): \(db) dB")
         }
     }
 
@@ -33,7 +34,7 @@ import TimbreDSP
     func slopeFollowsPrototype(sampleRate: Double, type: FilterType) {
         let grid = Reference.logGrid(20, 0.45 * sampleRate, count: 60)
         for slope in [12, 24, 36, 48] {
-            let limit = type == .lowPass && slope == 48 ? 0.75 : 0.5
+            let limit = Tolerance[type == .highPass ? .butterworthHighPass : slope == 48 ? .butterworthLowPass48 : .butterworthLowPass12to36].limit
             var worst = (err: 0.0, what: ""), bilinearWorst = 0.0
             for cutoff in [20.0, 50, 200, 1000, 4000, 12000] where cutoff < 0.3 * sampleRate {
                 for method in [DesignMethod.matched, .bilinear] {
@@ -62,7 +63,7 @@ import TimbreDSP
         for f in Reference.logGrid(20, 20000, count: 80) {
             let ref = Reference.butterworthDB(f, cutoff: 20, order: slope / 6, highPass: true)
             let got = Reference.dtftDB(ir, frequencyHz: f, sampleRate: 96000)
-            #expect(abs(got - ref) <= 0.1, "\(f) Hz: \(got) vs \(ref)")
+            #expect(abs(got - ref) <= Tolerance[.highPass20HzAt96k].limit, "\(f) Hz: \(got) vs \(ref)")
         }
     }
 

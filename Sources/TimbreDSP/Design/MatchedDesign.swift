@@ -234,6 +234,9 @@ public enum MatchedDesign {
         return worst
     }
 
+    /// Worst error (dB) of the pole-anchored candidates above which ``freeFit`` is tried too.
+    public static let freeFitThresholdDB = 0.1
+
     /// The matched design of a boosting (or unity) prototype: of the three-point match, the
     /// refined fit and `fallback` (the bilinear design, which is as good as any at low ω0 where
     /// the matched constructions lose precision), the one with the smallest worst-case error.
@@ -242,10 +245,18 @@ public enum MatchedDesign {
     public static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                               fallback: BiquadCoefficients, correction: ((Double) -> Double)? = nil,
                               pinOmega0: Bool = true, wholeBand: Bool = false) -> BiquadCoefficients {
-        let candidates = [threePoint(prototype, omega0: omega0),
+        var candidates = [threePoint(prototype, omega0: omega0),
                           refinedFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0, wholeBand: wholeBand), fallback]
             .compactMap { $0 }
             .filter { $0.isStable && $0.b0.isFinite && $0.b1.isFinite && $0.b2.isFinite }
+        // The free fit costs a few milliseconds: try it only for bells and shelves (pass
+        // filters are judged up to 0.9·Nyquist and already fit) where the pole-anchored
+        // designs leave more than 0.1 dB (high shelves near Nyquist, wide bells at the top).
+        let error = { (c: BiquadCoefficients) in worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand) }
+        if !wholeBand, (candidates.map(error).min() ?? .infinity) > freeFitThresholdDB,
+           let free = freeFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0) {
+            candidates.append(free)
+        }
         return candidates.min {
             worstErrorDB($0, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
                 < worstErrorDB($1, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)

@@ -62,6 +62,33 @@ enum Reference {
         return 10 * log10((d + (a * o / q) * (a * o / q)) / (d + (o / (a * q)) * (o / (a * q))))
     }
 
+    /// Analog RBJ low shelf in dB, A = 10^(g/40), Ω = f/f0:
+    /// |H|² = A² ((A − Ω²)² + (√A Ω/Q)²) / ((1 − A Ω²)² + (√A Ω/Q)²).
+    static func lowShelfDB(_ f: Double, f0: Double, gainDB: Double, q: Double) -> Double {
+        let a = pow(10, gainDB / 40), o = f / f0, m = (a.squareRoot() * o / q) * (a.squareRoot() * o / q)
+        return 10 * log10(a * a * ((a - o * o) * (a - o * o) + m) / ((1 - a * o * o) * (1 - a * o * o) + m))
+    }
+
+    /// Analog RBJ high shelf in dB: |H|² = A² ((1 − A Ω²)² + (√A Ω/Q)²) / ((A − Ω²)² + (√A Ω/Q)²).
+    static func highShelfDB(_ f: Double, f0: Double, gainDB: Double, q: Double) -> Double {
+        let a = pow(10, gainDB / 40), o = f / f0, m = (a.squareRoot() * o / q) * (a.squareRoot() * o / q)
+        return 10 * log10(a * a * ((1 - a * o * o) * (1 - a * o * o) + m) / ((a - o * o) * (a - o * o) + m))
+    }
+
+    /// |H(e^{jω})| in dB of a cascade, evaluated here from the raw coefficients
+    /// (H = Π (b0 + b1 z⁻¹ + b2 z⁻²) / (1 + a1 z⁻¹ + a2 z⁻²)), not by the library.
+    static func responseDB(_ sections: [BiquadCoefficients], frequencyHz: Double, sampleRate: Double) -> Double {
+        let w = 2 * Double.pi * frequencyHz / sampleRate
+        let c1 = cos(w), s1 = -sin(w), c2 = cos(2 * w), s2 = -sin(2 * w)
+        var db = 0.0
+        for c in sections {
+            let nr = c.b0 + c.b1 * c1 + c.b2 * c2, ni = c.b1 * s1 + c.b2 * s2
+            let dr = 1 + c.a1 * c1 + c.a2 * c2, di = c.a1 * s1 + c.a2 * s2
+            db += 10 * log10((nr * nr + ni * ni) / (dr * dr + di * di))
+        }
+        return db
+    }
+
     /// Plain scalar Double direct-form-I cascade (the check for the SIMD kernel).
     static func directFormI(_ x: [Float], _ sections: [BiquadCoefficients]) -> [Double] {
         var y = x.map(Double.init)
