@@ -10,7 +10,9 @@ public struct RenderRequest: Sendable {
     public var blockFrames: Int
     /// nil: from the output extension.
     public var format: SoundFileFormat?
-    /// nil: the format's default (24-bit PCM for WAV/AIFF/FLAC…).
+    /// nil: the input's encoding when the output container holds it (float WAV in, float WAV
+    /// out; 16-bit FLAC in, 16-bit FLAC out), as sox does; otherwise the container's default
+    /// (24-bit PCM for WAV/AIFF/FLAC…).
     public var encoding: SampleEncoding?
     public var dither: Bool
 
@@ -41,11 +43,24 @@ public struct RenderSummary: Sendable {
     public var outputChannels: Int
     /// Largest absolute output sample (before dither and clipping), linear.
     public var peak: Float
+    /// Largest inter-sample peak of the output before clipping (BS.1770-4 oversampling), linear.
+    public var truePeak: Float
+    /// Output samples that did not fit an integer encoding and were clipped.
+    public var clippedSamples: Int64
+    /// Where the encoding came from: `"given"`, `"input"` (kept from the input) or `"default"`.
+    public var encodingSource: String
     public var elapsedSeconds: Double
     public var format: SoundFileFormat
     public var encoding: SampleEncoding
     public var durationSeconds: Double { Double(frames) / sampleRate }
     public var peakDBFS: Double { 20 * log10(Double(max(peak, 1e-10))) }
+    public var truePeakDBTP: Double { 20 * log10(Double(max(truePeak, 1e-10))) }
+    /// The gain (dB, rounded down to 0.1 dB) that would have kept every sample within full
+    /// scale, or nil when nothing clipped.
+    public var gainToAvoidClippingDB: Double? {
+        guard clippedSamples > 0 else { return nil }
+        return ((-peakDBFS - 0.05) * 10).rounded(.down) / 10
+    }
     public var speed: Double { elapsedSeconds > 0 ? durationSeconds / elapsedSeconds : 0 }
 }
 
@@ -67,13 +82,14 @@ public enum RenderError: Error, CustomStringConvertible {
 /// The file pump: reads blocks with libsndfile, renders them through a ``RenderPlan`` and
 /// writes them atomically. Memory is constant in the file length (one block per channel).
 public enum OfflineRenderer {
-    /// Chooses the output format: explicit, else from the extension.
-    public static func resolveFormat(_ request: RenderRequest) throws(RenderError) -> (SoundFileFormat, SampleEncoding) {
+    /// Chooses the output format (explicit, else from the extension) and encoding (explicit,
+    /// else the input's when the container takes it, else the container's default).
+    public static func resolveFormat(_ request: RenderRequest, inputEncoding: SampleEncoding? = nil) throws(RenderError) -> (SoundFileFormat, SampleEncoding) {
         let ext = URL(fileURLWithPath: request.outputPath).pathExtension
         guard let format = request.format ?? SoundFileFormat(extension: ext) else {
             throw .usage("\(request.outputPath): cannot tell the output format from the extension \".\(ext)\"; use --format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        let encoding = request.encoding ?? format.encodings[0]
+        let encoding = request.encoding ?? inputEncoding.flatMap { format.encodings.contains($0) ? $0 : nil } ?? format.encodings[0]
         guard format.encodings.contains(encoding) else {
             throw .usage("encoding \(encoding.rawValue) is not available for \(format.rawValue) (allowed: \(format.encodings.map(\.rawValue).joined(separator: ", ")))")
         }
@@ -83,10 +99,13 @@ public enum OfflineRenderer {
     /// Renders the request. `progress` is called on the calling thread after each block.
     public static func render(_ request: RenderRequest, presetName: String = "preset",
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
-        let (format, encoding) = try resolveFormat(request)
+        _ = try resolveFormat(request)  // usage errors before touching any file
         guard request.blockFrames >= 1 else { throw .usage("block size must be at least 1") }
         let reader: SoundFileReader
         do { reader = try SoundFileReader(path: request.inputPath) } catch { throw .file(error) }
+        let inputEncoding = SampleEncoding(libsndfileFormat: reader.formatCode)
+        let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
+        let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"
         let plan: RenderPlan
         do {
             plan = try RenderPlan(preset: request.preset, format: RenderFormat(
@@ -117,6 +136,7 @@ public enum OfflineRenderer {
         let start = Date()
         var frames: Int64 = 0
         var peak: Float = 0
+        var truePeak = TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount)
         do throws(AudioFileError) {
             while true {
                 let n = try reader.read(into: inPtrs, maxFrames: block)
@@ -136,6 +156,7 @@ public enum OfflineRenderer {
                     let p = outPtrs[c]
                     for i in 0..<n { peak = max(peak, abs(p[i])) }
                 }
+                truePeak.process(outPtrs, frameCount: n)
                 try writer.write(outPtrs, frameCount: n)
                 frames += Int64(n)
                 progress?(RenderProgress(framesDone: frames, framesTotal: reader.frameCount, sampleRate: reader.sampleRate,
@@ -150,6 +171,7 @@ public enum OfflineRenderer {
             throw .file(error)
         }
         return RenderSummary(frames: frames, sampleRate: reader.sampleRate, inputChannels: inCount, outputChannels: outCount,
-                             peak: peak, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
+                             peak: peak, truePeak: max(peak, truePeak.peak), clippedSamples: writer.clippedSamples, encodingSource: encodingSource,
+                             elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
     }
 }

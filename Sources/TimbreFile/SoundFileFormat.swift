@@ -64,6 +64,22 @@ public enum SampleEncoding: String, CaseIterable, Sendable {
         }
     }
 
+    /// The encoding of a file libsndfile opened (`SF_INFO.format`), if Timbre can write it.
+    /// 8-bit PCM maps to nil (no container Timbre writes takes it), as do ADPCM, µ-law and A-law.
+    public init?(libsndfileFormat code: Int32) {
+        switch Int(code) & SF_FORMAT_SUBMASK {
+        case SF_FORMAT_PCM_16: self = .pcm16
+        case SF_FORMAT_PCM_24: self = .pcm24
+        case SF_FORMAT_PCM_32: self = .pcm32
+        case SF_FORMAT_FLOAT: self = .float
+        case SF_FORMAT_DOUBLE: self = .double
+        case SF_FORMAT_VORBIS: self = .vorbis
+        case SF_FORMAT_OPUS: self = .opus
+        case SF_FORMAT_MPEG_LAYER_III: self = .mp3
+        default: return nil
+        }
+    }
+
     /// Bits of an integer encoding (nil for float and lossy codecs).
     public var integerBits: Int? {
         switch self {

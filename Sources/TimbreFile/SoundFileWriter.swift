@@ -20,6 +20,8 @@ public final class SoundFileWriter {
     var committed = false
     /// 2^(bits−1) for 16- and 24-bit integer output, where the writer rounds itself.
     let quantizationScale: Float?
+    /// Samples that did not fit the integer encoding and were clipped (0 for float and codecs).
+    public private(set) var clippedSamples: Int64 = 0
 
     /// Opens a temporary file for `format`/`encoding`. `dither` applies TPDF dither for
     /// integer encodings of 16 bits or fewer.
@@ -75,6 +77,13 @@ public final class SoundFileWriter {
         for c in 0..<nc {
             let src = channels[c]
             for n in 0..<frameCount { interleaved[n * nc + c] = src[n] }
+        }
+        if encoding.integerBits != nil {
+            // Count what will not fit before dither (which adds at most 1 LSB) and clipping.
+            let top: Float = quantizationScale.map { ($0 - 1) / $0 } ?? 1
+            var clipped: Int64 = 0
+            for i in 0..<need where interleaved[i] > top || interleaved[i] < -1 { clipped += 1 }
+            clippedSamples += clipped
         }
         dither?.apply(interleaved, count: need)
         if let q = quantizationScale {

@@ -18,6 +18,7 @@ public enum ProcessRunner {
 
     public struct Failed: Error, CustomStringConvertible {
         public var command: String; public var status: Int32; public var stderr: String
+        public init(command: String, status: Int32, stderr: String) { self.command = command; self.status = status; self.stderr = stderr }
         public var description: String { "\(command) exited \(status): \(stderr.prefix(500))" }
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// stderr with the `timbre: error:` prefix, and leaves no output file behind.
 @Suite(.serialized) struct BadInputTests {
     static let dir: String = {
-        let d = CLI.tempDir()
+        let d = try! CLI.tempDir()
         try! CLI.tool(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", d + "/good.wav", "synth", "0.5", "sine", "440", "vol", "0.3"])
         try! CLI.tool(["sox", "-n", "-r", "32000", "-c", "1", "-b", "16", d + "/rate32k.wav", "synth", "0.2", "sine", "440"])
         CLI.write(d + "/empty.wav", "")

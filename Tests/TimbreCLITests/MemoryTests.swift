@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 
 /// Streaming keeps memory constant: a 10-minute and a 1-minute stereo file render with the
 /// same peak resident memory within 10 MB (peak RSS of the child from wait4's rusage).
@@ -12,7 +13,7 @@ import Testing
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        guard posix_spawn(&pid, CLI.binary, &actions, nil, argv, environ) == 0 else { throw CLI.ToolFailed(command: "spawn", status: -1) }
+        guard posix_spawn(&pid, CLI.binary, &actions, nil, argv, environ) == 0 else { throw ProcessRunner.Failed(command: "spawn \(CLI.binary)", status: -1, stderr: "") }
         var status: Int32 = 0
         var usage = rusage()
         wait4(pid, &status, 0, &usage)
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func peakMemoryDoesNotGrowWithLength() throws {
-        let d = CLI.tempDir()
+        let d = try CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         try CLI.tool(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", d + "/short.wav", "synth", "60", "pinknoise", "vol", "0.3"])
         try CLI.tool(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", d + "/long.wav", "synth", "600", "pinknoise", "vol", "0.3"])
