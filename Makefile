@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps build test demo presets check-presets clean help benchmark rtsan
+.PHONY: all deps build test demo presets check-presets clean help benchmark rtsan tsan
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -23,6 +23,7 @@ help:
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
+	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 
 ## Install whatever Debian packages are missing (needs root or sudo).
 deps:
@@ -57,7 +58,16 @@ rtsan: deps
 	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test: a deliberate allocation was caught (exit 43)"; \
 	  else echo "RealtimeSanitizer self-test did not fire (exit $$rc)"; exit 1; fi
 
-test: build check-presets rtsan
+## ThreadSanitizer run of the suites where control and audio threads meet: concurrent plan
+## swaps, edits and the render (its own build folder; release, because @_noLocks is checked
+## only in optimised builds).
+TSAN_SUITES := LiveEngineTests|GraphTests
+tsan: deps
+	$(SWIFT) build -c release --sanitize=thread --build-tests --scratch-path .build-tsan
+	$(SWIFT) test -c release --sanitize=thread --scratch-path .build-tsan --skip-build --filter '$(TSAN_SUITES)' 2>&1 | tee .build-tsan/tsan.log; \
+	  rc=$${PIPESTATUS[0]}; if grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log; then echo "ThreadSanitizer reported a data race"; exit 1; fi; exit $$rc
+
+test: build check-presets rtsan tsan
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip LiveJackTests 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	@echo "JACK tests (a real jackd, run after the others so CPU load does not disturb its timing):"
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}
@@ -74,4 +84,4 @@ benchmark: deps
 	cd Benchmarks && $(SWIFT) package benchmark
 
 clean:
-	rm -rf .build .build-rtsan out
+	rm -rf .build .build-rtsan .build-tsan out

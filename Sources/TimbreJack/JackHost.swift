@@ -19,6 +19,8 @@ struct JackProcessContext {
     let sampleRate: UnsafeAtomic<Int>
     let shutdown: UnsafeAtomic<Bool>
     let cycles: UnsafeAtomic<Int>
+    /// The plan's own latency in frames, added to what the latency callback passes through.
+    let latencyFrames: UnsafeAtomic<Int>
 }
 
 /// Runs a ``LiveEngine`` inside a JACK client: renders in the process callback directly on
@@ -69,7 +71,7 @@ public final class JackHost: @unchecked Sendable {
             renderer: engine.renderer, inputPorts: inPorts, inputCount: inputs, outputPorts: outPorts, outputCount: outputs,
             inBuffers: .allocate(capacity: inputs), outBuffers: .allocate(capacity: outputs),
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
-            shutdown: .create(false), cycles: .create(0)))
+            shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames)))
         let arg = UnsafeMutableRawPointer(context)
         jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
@@ -104,20 +106,24 @@ public final class JackHost: @unchecked Sendable {
             host.events.push(.shutdown(reason.map { String(cString: $0) } ?? "unknown reason"))
         }, eventsPointer)
         jack_set_latency_callback(jack.client, { mode, arg in
-            // Timbre's nodes add no latency: pass the upstream/downstream latency through.
+            // Pass the upstream/downstream latency through, plus the plan's own (0 for every
+            // built-in node today; computed by the plan, so latency-reporting nodes add theirs).
             let ctx = arg!.assumingMemoryBound(to: JackProcessContext.self).pointee
+            let own = UInt32(max(0, ctx.latencyFrames.load(ordering: .relaxed)))
             var range = jack_latency_range_t(min: 0, max: 0)
             if mode == JackCaptureLatency {
                 for k in 0..<ctx.inputCount {
                     var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.inputPorts[k], mode, &r)
                     range.min = max(range.min, r.min); range.max = max(range.max, r.max)
                 }
+                range.min += own; range.max += own
                 for k in 0..<ctx.outputCount { jack_port_set_latency_range(ctx.outputPorts[k], mode, &range) }
             } else {
                 for k in 0..<ctx.outputCount {
                     var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.outputPorts[k], mode, &r)
                     range.min = max(range.min, r.min); range.max = max(range.max, r.max)
                 }
+                range.min += own; range.max += own
                 for k in 0..<ctx.inputCount { jack_port_set_latency_range(ctx.inputPorts[k], mode, &range) }
             }
         }, arg)
@@ -127,7 +133,7 @@ public final class JackHost: @unchecked Sendable {
         jack.close()
         let c = context.pointee
         c.inputPorts.deallocate(); c.outputPorts.deallocate(); c.inBuffers.deallocate(); c.outBuffers.deallocate()
-        c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy()
+        c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy(); c.latencyFrames.destroy()
         context.deinitialize(count: 1)
         context.deallocate()
     }
@@ -162,6 +168,11 @@ public final class JackHost: @unchecked Sendable {
     public func pollEvents() -> [Event] {
         engine.collectRetired()
         var out = events.drain()
+        // A plan whose latency changed: tell JACK, which calls the latency callback again.
+        let latency = engine.latencyFrames
+        if context.pointee.latencyFrames.exchange(latency, ordering: .relaxed) != latency {
+            jack_recompute_total_latencies(jack.client)
+        }
         let rate = context.pointee.sampleRate.load(ordering: .relaxed)
         if Double(rate) != engine.sampleRate {
             do { try engine.setSampleRate(Double(rate)); out.append(.sampleRate(rate)) } catch {

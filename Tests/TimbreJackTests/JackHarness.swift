@@ -2,6 +2,7 @@ import Atomics
 import CJack
 import Foundation
 import TimbreJack
+import TimbreTestSupport
 
 /// A private `jackd --no-realtime -d dummy` server for one test, found by its unique name
 /// through JACK_DEFAULT_SERVER (set in this process and passed to children).
@@ -45,19 +46,10 @@ final class JackServer {
 
     deinit { stop() }
 
-    /// Runs a JACK tool (jack_bufsize, jack_lsp …) against this server.
+    /// Runs a JACK tool (jack_bufsize, jack_lsp …) against this server; throws unless it exits 0.
     @discardableResult
     func tool(_ path: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ProcessRunner.tool(path, args)
     }
 }
 
@@ -69,15 +61,7 @@ final class LiveProcess: @unchecked Sendable {
     private var errText = ""
     private let lock = NSLock()
 
-    static var binary: String {
-        if let env = ProcessInfo.processInfo.environment["TIMBRE_BIN"] { return env }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for config in ["release", "debug"] {
-            let p = root.appendingPathComponent(".build/\(config)/timbre").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return "timbre"
-    }
+    static var binary: String { ProcessRunner.timbreBinary }
 
     init(_ args: [String]) throws {
         process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -131,7 +115,10 @@ final class LiveProcess: @unchecked Sendable {
         let mark = output.count
         send("status")
         guard let line = waitForLine(after: mark, { $0.hasPrefix("status: ") }) else { throw JackError("no status reply; stderr: \(errors)") }
-        return try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8)) as! [String: Any]
+        guard let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8)) as? [String: Any] else {
+            throw JackError("status is not a JSON object: \(line)")
+        }
+        return json
     }
 
     func waitForExit(timeout: Double) -> Int32? {

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TimbreDSP
+import TimbreEngine
+
+/// The JSON Schema (`Presets/timbre-preset.schema.json`) and the decoder hold the same
+/// knowledge: ranges, defaults, allowed values and which parameters are switches. The
+/// decoder takes it from ``ParameterRanges``; this test reads the schema file and compares.
+@Suite struct SchemaAgreementTests {
+    nonisolated(unsafe) static let schema: [String: Any] = {
+        let url = ShippedPresetTests.presetsDir.appendingPathComponent("timbre-preset.schema.json")
+        let data = (try? Data(contentsOf: url)) ?? Data()
+        return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
+    }()
+    static var defs: [String: Any] { schema["$defs"] as? [String: Any] ?? [:] }
+
+    static func object(_ path: String...) -> [String: Any] {
+        var o: Any? = defs
+        for key in path { o = (o as? [String: Any])?[key] }
+        return o as? [String: Any] ?? [:]
+    }
+
+    static func range(_ o: [String: Any]) -> ClosedRange<Double>? {
+        guard let lo = o["minimum"] as? Double, let hi = o["maximum"] as? Double else { return nil }
+        return lo...hi
+    }
+
+    @Test func rangesAgree() {
+        #expect(!Self.defs.isEmpty, "schema read")
+        #expect(Self.range(Self.object("frequency")) == ParameterRanges.frequencyHz)
+        #expect(Self.range(Self.object("gain")) == ParameterRanges.gainDB)
+        #expect(Self.range(Self.object("q")) == ParameterRanges.q)
+        #expect(Self.range(Self.object("gainNode", "properties", "gain")) == ParameterRanges.gainNodeDB)
+        #expect(Self.range(Self.object("gainNode", "properties", "volume")) == ParameterRanges.volume)
+        #expect(Self.range(Self.object("panNode", "properties", "pan")) == ParameterRanges.pan)
+        #expect((Self.object("passNode", "properties", "slope")["enum"] as? [Int]) == ParameterRanges.slopes)
+        #expect(Self.object("eqNode", "properties", "bands")["maxItems"] as? Int == ParameterRanges.maxEQBands)
+    }
+
+    @Test func defaultsAgree() throws {
+        #expect(Self.object("passNode", "properties", "slope")["default"] as? Int == ParameterRanges.defaultSlope)
+        #expect(Self.object("bellNode", "properties", "frequency")["default"] as? Double == ParameterRanges.defaultCenterHz)
+        #expect(abs((Self.object("bellNode", "properties", "q")["default"] as? Double ?? 0) - ParameterRanges.defaultQ) < 1e-4)
+        #expect(Self.object("eqNode", "properties", "bands", "items", "properties", "q")["default"] as? Double == ParameterRanges.defaultEQQ)
+        // And the decoder applies those defaults.
+        let p = try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "peak"}, {"type": "highpass"}, {"type": "eq", "bands": [{}]}]}"#.utf8))
+        guard case .filter(let bell) = p.allNodes[0].kind, case .filter(let hp) = p.allNodes[1].kind, case .eq(let bands) = p.allNodes[2].kind else {
+            Issue.record("kinds"); return
+        }
+        #expect(bell.frequencyHz == ParameterRanges.defaultCenterHz && bell.q == ParameterRanges.defaultQ && bell.gainDB == 0)
+        #expect(hp.slopeDBPerOctave == ParameterRanges.defaultSlope && hp.frequencyHz == ParameterRanges.defaultHighPassHz)
+        #expect(bands[0].q == ParameterRanges.defaultEQQ && bands[0].frequencyHz == EQBand.defaultCentersHz[0])
+    }
+
+    /// Every property the schema types as boolean is a switch, and every switch is a boolean.
+    @Test func switchesAgree() {
+        var booleans = Set<String>(), switchTypes: [String: String] = [:]
+        func walk(_ any: Any) {
+            if let o = any as? [String: Any] {
+                if let props = o["properties"] as? [String: Any] {
+                    for (name, v) in props {
+                        if let t = (v as? [String: Any])?["type"] as? String {
+                            if t == "boolean" { booleans.insert(name) }
+                            if ParameterRanges.switchParameters.contains(name) { switchTypes[name] = t }
+                        }
+                    }
+                }
+                o.values.forEach(walk)
+            } else if let a = any as? [Any] { a.forEach(walk) }
+        }
+        walk(Self.schema)
+        #expect(booleans == ParameterRanges.switchParameters, "schema booleans \(booleans)")
+        #expect(switchTypes.values.allSatisfy { $0 == "boolean" } && Set(switchTypes.keys) == ParameterRanges.switchParameters)
+    }
+}
