@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 import TimbreDSP
 
 /// Gain and pan changes do not click: after a change, the largest sample-to-sample step
@@ -7,9 +8,7 @@ import TimbreDSP
 @Suite struct SmoothingTests {
     static let sampleRate = 48000.0
 
-    static func sine(_ count: Int, hz: Double = 1000, amplitude: Float = 0.09) -> [Float] {
-        (0..<count).map { amplitude * Float(sin(2 * Double.pi * hz * Double($0) / sampleRate)) }
-    }
+    static func sine(_ count: Int, hz: Double = 1000, amplitude: Float = 0.09) -> [Float] { Signals.sine(count, hz: hz, amplitude: Double(amplitude), rate: sampleRate) }
 
     static func maxStep(_ x: ArraySlice<Float>) -> Float {
         zip(x.dropFirst(), x).reduce(0) { max($0, abs($1.0 - $1.1)) }

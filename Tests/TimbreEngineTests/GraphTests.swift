@@ -16,10 +16,7 @@ import TimbreTestSupport
         try RenderPlanTests.render(PresetDecoder.decode(Data(json.utf8)), input: inputs, block: block)
     }
 
-    static func noise(_ n: Int, seed: UInt64) -> [Float] {
-        var s = seed
-        return (0..<n).map { _ in s = s &* 6364136223846793005 &+ 1442695040888963407; return Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * 0.3 }
-    }
+    static func noise(_ n: Int, seed: UInt64) -> [Float] { Signals.noise(n, amplitude: 0.3, seed: seed) }
 
     /// Two mono channels (input 0 at volume 0.5 panned hard left, input 1 panned hard right)
     /// through a group with a −6 dB gain, then master volume 0.8: the output is the sum,

@@ -52,9 +52,7 @@ import TimbreTestSupport
         }
     }
 
-    static func sine(_ n: Int, hz: Double = 1000, amplitude: Float = 0.1) -> [Float] {
-        (0..<n).map { amplitude * Float(sin(2 * Double.pi * hz * Double($0) / rate)) }
-    }
+    static func sine(_ n: Int, hz: Double = 1000, amplitude: Float = 0.1) -> [Float] { Signals.sine(n, hz: hz, amplitude: Double(amplitude), rate: rate) }
 
     static func maxStep<C: Collection>(_ x: C) -> Float where C.Element == Float {
         zip(x.dropFirst(), x).reduce(0) { max($0, abs($1.0 - $1.1)) }

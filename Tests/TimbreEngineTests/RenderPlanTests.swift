@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 import TimbreDSP
 import TimbreEngine
 
@@ -36,10 +37,7 @@ import TimbreEngine
         return out
     }
 
-    static func noise(_ n: Int, seed: UInt64) -> [Float] {
-        var s = seed
-        return (0..<n).map { _ in s = s &* 6364136223846793005 &+ 1442695040888963407; return Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * 0.4 }
-    }
+    static func noise(_ n: Int, seed: UInt64) -> [Float] { Signals.noise(n, amplitude: 0.4, seed: seed) }
 
     /// Blocks of 1, 17, 64, 256 and 4096 frames give bit-identical output (mono→stereo and stereo).
     @Test(arguments: [1, 2])

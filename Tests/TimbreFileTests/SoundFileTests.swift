@@ -1,6 +1,7 @@
 import CSndFile
 import Foundation
 import Testing
+import TimbreTestSupport
 import TimbreEngine
 import TimbreFile
 
@@ -34,9 +35,7 @@ import TimbreFile
         return (out, r.sampleRate)
     }
 
-    static func sine(_ n: Int, hz: Double = 440, amplitude: Double = 0.5, rate: Double = 48000) -> [Float] {
-        (0..<n).map { Float(amplitude * sin(2 * Double.pi * hz * Double($0) / rate)) }
-    }
+    static func sine(_ n: Int, hz: Double = 440, amplitude: Double = 0.5, rate: Double = 48000) -> [Float] { Signals.sine(n, hz: hz, amplitude: amplitude, rate: rate) }
 
     struct FormatCase: Sendable, CustomStringConvertible {
         var format: SoundFileFormat, encoding: SampleEncoding, lossless: Bool, tolerance: Float

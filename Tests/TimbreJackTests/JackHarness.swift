@@ -171,7 +171,8 @@ final class TapClient {
             let running = c.running.load(ordering: .acquiring)
             let pos = c.position.load(ordering: .relaxed)
             for k in 0..<c.count {
-                let buf = jack_port_get_buffer(c.ports[k], frames)!.assumingMemoryBound(to: Float.self)
+                guard let raw = jack_port_get_buffer(c.ports[k], frames) else { continue }
+                let buf = raw.assumingMemoryBound(to: Float.self)
                 for i in 0..<n {
                     let j = pos + i
                     if c.isPlayer {

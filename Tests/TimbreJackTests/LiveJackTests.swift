@@ -26,13 +26,11 @@ import TimbreTestSupport
         return path
     }
 
+    /// Noise whose known non-zero first sample (0.25) marks the start in a recording.
     static func noise(_ n: Int, seed: UInt64) -> [Float] {
-        var s = seed
-        return (0..<n).map { i in
-            s = s &* 6364136223846793005 &+ 1442695040888963407
-            let v = Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * 0.3
-            return i == 0 ? 0.25 : v  // a known non-zero first sample marks the start
-        }
+        var x = Signals.noise(n, amplitude: 0.3, seed: seed)
+        if n > 0 { x[0] = 0.25 }
+        return x
     }
 
     static func offline(_ json: String, _ input: [[Float]]) throws -> [[Float]] {
@@ -81,7 +79,7 @@ import TimbreTestSupport
             for d in [0] + (1...8192).flatMap({ [$0, -$0] }) {
                 let at = start + offset + d
                 if at < 0 || at + window > recorded[0].count { continue }
-                if recorded[0][at] == want.first!, recorded[0][at..<(at + window)].elementsEqual(want),
+                if recorded[0][at] == want.first, recorded[0][at..<(at + window)].elementsEqual(want),
                    recorded[1][at..<(at + window)].elementsEqual(want1) {
                     matched += 1; offset += d; break
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import TimbreDSP
+import TimbreTestSupport
 
 /// Test-side references, written independently of the library's design code.
 enum Reference {
@@ -105,11 +106,5 @@ enum Reference {
     }
 
     /// Deterministic white noise in ±amplitude.
-    static func noise(count: Int, amplitude: Float = 0.5, seed: UInt64 = 42) -> [Float] {
-        var s = seed
-        return (0..<count).map { _ in
-            s = s &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int32(truncatingIfNeeded: s >> 32)) / Float(Int32.max) * amplitude
-        }
-    }
+    static func noise(count: Int, amplitude: Float = 0.5, seed: UInt64 = 42) -> [Float] { Signals.noise(count, amplitude: amplitude, seed: seed) }
 }
