@@ -19,42 +19,48 @@ extension OSCMessage {
             case .int(let i): v = Double(i)
             case .double(let d): v = d
             case .int64(let i): v = Double(i)
-            default: throw ControlError("OSC \(address): \(what) must be a number (f, i or d)")
+            default: throw ControlError("\(what) must be a number (f, i or d)")
             }
-            guard v.isFinite else { throw ControlError("OSC \(address): \(what) \(v) is not a finite number") }
+            guard v.isFinite else { throw ControlError("\(what) \(v) is not a finite number") }
             return v == 0 ? 0 : v
         }
         func string(_ a: Argument, _ what: String) throws(ControlError) -> String {
-            guard case .string(let s) = a else { throw ControlError("OSC \(address): \(what) must be a string (s)") }
+            guard case .string(let s) = a else { throw ControlError("\(what) must be a string (s)") }
             return s
         }
+        do throws(ControlError) {
+            return try mapped(number: number, string: string)
+        } catch {
+            throw error.message.hasPrefix("OSC") ? error : ControlError("OSC \(address): \(error.message)")
+        }
+    }
+
+    private func mapped(number: (Argument, String) throws(ControlError) -> Double,
+                        string: (Argument, String) throws(ControlError) -> String) throws(ControlError) -> ControlCommand {
         switch (address, arguments.count) {
         case ("/timbre/set", 2):
             let addr = try string(arguments[0], "the parameter")
-            do { return .set(address: try ControlCommand.parameterAddress(addr), value: try number(arguments[1], "the value")) }
-            catch { throw ControlError("OSC /timbre/set: \(error.message)") }
+            return .set(address: try ControlCommand.parameterAddress(addr), value: try number(arguments[1], "the value"))
         case ("/timbre/bypass", 2):
-            let node: String
-            do { node = try ControlCommand.nodeID(try string(arguments[0], "the node")) } catch { throw ControlError("OSC /timbre/bypass: \(error.message)") }
+            let node = try ControlCommand.nodeID(try string(arguments[0], "the node"))
             if case .bool(let b) = arguments[1] { return .bypass(node: node, on: b) }
             let v = try number(arguments[1], "the switch")
-            guard v == 0 || v == 1 else { throw ControlError("OSC /timbre/bypass: the switch must be 0 or 1 (or T/F), got \(v)") }
+            guard v == 0 || v == 1 else { throw ControlError("the switch must be 0 or 1 (or T/F), got \(v)") }
             return .bypass(node: node, on: v == 1)
         case ("/timbre/load", 1):
             let path = try string(arguments[0], "the path")
-            guard !path.isEmpty else { throw ControlError("OSC /timbre/load: empty path") }
+            guard !path.isEmpty else { throw ControlError("empty path") }
             return .load(path: path)
         case ("/timbre/insert", 2):
             let position = try number(arguments[0], "the position")
             guard position >= 0, position <= 10_000, position == position.rounded() else {
-                throw ControlError("OSC /timbre/insert: position \(position) is not a whole number 0…10000")
+                throw ControlError("position \(position) is not a whole number 0…10000")
             }
             let json = try string(arguments[1], "the node JSON")
-            guard let command = try ControlCommand.parse(line: "insert \(Int(position)) \(json)") else { throw ControlError("OSC /timbre/insert: empty") }
+            guard let command = try ControlCommand.parse(line: "insert \(Int(position)) \(json)") else { throw ControlError("empty") }
             return command
         case ("/timbre/remove", 1):
-            do { return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node"))) }
-            catch { throw ControlError("OSC /timbre/remove: \(error.message)") }
+            return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node")))
         case ("/timbre/status", 0): return .status
         default:
             throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/status)")

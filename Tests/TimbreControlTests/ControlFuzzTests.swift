@@ -75,7 +75,7 @@ import TimbreTestSupport
         rejects(.packet(Data([0x2F, 0, 0, 0, 0x2C, 0x73, 0, 0])), "string argument at byte 8 has no NUL terminator")
         rejects(.packet(Data("/timbre/set\0,sf\0trim.gain".utf8)), "no NUL terminator")
         rejects(.packet(Data("/timbre/set\0,sf\0trim.gain\0\0".utf8)), "lacks its padding")
-        rejects(.packet(OSCMessage(address: "/timbre/set", arguments: [.string("trim.gain"), .float(.nan)]).encoded()), "not a finite number")
+        rejects(.packet(OSCMessage(address: "/timbre/set", arguments: [.string("trim.gain"), .float(.nan)]).encoded()), "OSC /timbre/set: the value nan is not a finite number")
         rejects(.packet(OSCMessage(address: "/timbre/set", arguments: [.string("trim.gain"), .double(.infinity)]).encoded()), "not a finite number")
         rejects(.packet(OSCMessage(address: "/timbre/bypass", arguments: [.string("hp"), .float(.nan)]).encoded()), "not a finite number")
         rejects(.packet(OSCMessage(address: "/timbre/bypass", arguments: [.string("hp"), .float(0.5)]).encoded()), "must be 0 or 1")
