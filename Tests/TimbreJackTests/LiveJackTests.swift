@@ -383,7 +383,8 @@ import TimbreTestSupport
         // Whatever edits were accepted, the graph renders exactly as the offline plan of its document.
         let document = try #require(status["document"])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
-        usleep(200_000)  // ramps and crossfades from the last edit have finished (each is ≤ 30 ms)
+        // The stability loop above waited ≥ 250 ms after the last change: ramps (25 ms),
+        // crossfades (15 ms) and fade-ins (30 ms) have finished.
         let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
         let recorded = try Self.playThrough(live, name: "tl", signal: signal)
         guard let got = Self.align(recorded, count: 48000) else { Issue.record("nothing recorded"); return }
