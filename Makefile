@@ -3,10 +3,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= release
 BUILD_FLAGS := -c $(CONFIG)
-# Debian packages the build and the tests need (sox is a test oracle, jackd2 runs JACK tests,
-# python3-jsonschema validates presets against the JSON Schema).
+# Debian packages the build and the tests need (sox and libebur128 are test oracles, jackd2
+# runs JACK tests, python3-jsonschema validates presets against the JSON Schema, librsvg2-bin's
+# rsvg-convert turns plots into PNG).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
-                python3 python3-jsonschema
+                python3 python3-jsonschema libebur128-dev librsvg2-bin
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 

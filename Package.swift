@@ -26,6 +26,9 @@ let package = Package(
                        providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
+        // libebur128: a test and benchmark oracle only (the meters are Timbre's own).
+        .systemLibrary(name: "CEbur128", pkgConfig: "libebur128",
+                       providers: [.apt(["libebur128-dev"])]),
         .target(name: "CTimbreSupport"),
         .target(name: "CRealtimeSanitizer"),
         .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
@@ -46,7 +49,7 @@ let package = Package(
         .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl"], path: "Tests/TestSupport"),
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),
-        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "TimbreTestSupport", "CEbur128"]),
         .executableTarget(name: "AllocationCheck", dependencies: [
             "TimbreEngine", "TimbreTestSupport", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], path: "Tests/AllocationCheck"),

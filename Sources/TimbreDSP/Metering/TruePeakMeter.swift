@@ -10,83 +10,107 @@ import Foundation
 /// ```
 /// h_p[k] = sinc(x) · w(x),   x = (k·L + p − (12·L − 1)/2) / L,   sinc(x) = sin πx / πx,
 /// ```
-/// w a Kaiser window (β = 8) over the 12·L taps,
-/// each phase normalised to unity gain at DC so a constant reads exactly its value.
-/// The interpolation group delay (6 input samples) is irrelevant to a peak.
+/// w a Kaiser window (β = 8) over the 12·L taps, each phase normalised to unity gain at DC so
+/// a constant reads exactly its value. The phases sit at (p + ½)/L of a sample from the input
+/// samples, which the sample peak covers. The group delay (6 input samples) is irrelevant to a peak.
 ///
-/// Memory: 12 samples of history per channel, allocated in `init`; `process` never allocates.
-/// A full-scale sine at fs/4 with a 45° phase reads +3.01 dBTP (its sample peak is 0 dBFS).
+/// Memory: a doubled 12-sample history per channel (each sample written twice, so the taps
+/// always read 12 contiguous values), allocated in `init`; `process` never allocates.
 public struct TruePeakMeter {
     public let oversampling: Int
     public let channelCount: Int
-    static let tapsPerPhase = 12
-    /// `oversampling × tapsPerPhase` coefficients, phase-major.
-    let taps: [Float]
-    /// Per channel, the last `tapsPerPhase` inputs (oldest first).
-    var history: [Float]
-    /// Largest absolute value seen per channel (linear).
-    public private(set) var peaks: [Float]
+    @usableFromInline static let tapsPerPhase = 12
+    /// `oversampling × tapsPerPhase` coefficients, phase-major, reversed for the dot product.
+    @usableFromInline let taps: UnsafeMutablePointer<Float>
+    /// Per channel: 24 history values, then the write index and the peak (as Float bits).
+    @usableFromInline let history: UnsafeMutablePointer<Float>
+    @usableFromInline let cursors: UnsafeMutablePointer<Int>
+    @usableFromInline let peaks: UnsafeMutablePointer<Float>
 
     public init(sampleRate: Double, channelCount: Int) {
         oversampling = sampleRate < 88_200 ? 4 : sampleRate <= 192_000 ? 2 : 1
         self.channelCount = channelCount
         let n = Self.tapsPerPhase, l = oversampling
-        var t = [Float](repeating: 0, count: l * n)
         func besselI0(_ x: Double) -> Double {
             var sum = 1.0, term = 1.0, k = 1.0
             while term > 1e-12 * sum { term *= (x / (2 * k)) * (x / (2 * k)); sum += term; k += 1 }
             return sum
         }
+        taps = .allocate(capacity: l * n)
         let beta = 8.0, length = Double(l * n)
         for p in 0..<l {
             var phase = [Double](repeating: 0, count: n)
             for k in 0..<n {
-                // Position of tap k of phase p on the oversampled grid, centred on the filter.
                 let m = Double(k * l + p) - (length - 1) / 2
                 let x = m / Double(l)
                 let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
                 let r = 2 * m / (length - 1)
-                let window = besselI0(beta * (max(0, 1 - r * r)).squareRoot()) / besselI0(beta)
-                phase[k] = sinc * window
+                phase[k] = sinc * besselI0(beta * (max(0, 1 - r * r)).squareRoot()) / besselI0(beta)
             }
             let sum = phase.reduce(0, +)
-            for k in 0..<n { t[p * n + k] = Float(phase[k] / sum) }
+            // Stored reversed: tap j multiplies the j-th oldest of the last 12 samples.
+            for k in 0..<n { taps[p * n + k] = Float(phase[n - 1 - k] / sum) }
         }
-        taps = t
-        history = [Float](repeating: 0, count: channelCount * n)
-        peaks = [Float](repeating: 0, count: channelCount)
+        history = .allocate(capacity: channelCount * 2 * n)
+        history.initialize(repeating: 0, count: channelCount * 2 * n)
+        cursors = .allocate(capacity: channelCount)
+        cursors.initialize(repeating: 0, count: channelCount)
+        peaks = .allocate(capacity: channelCount)
+        peaks.initialize(repeating: 0, count: channelCount)
     }
 
-    /// Feeds `frameCount` frames of planar `channels`.
-    public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    /// Frees the storage. Call once, off the render thread.
+    public func deallocate() { taps.deallocate(); history.deallocate(); cursors.deallocate(); peaks.deallocate() }
+
+    public func reset() {
+        history.update(repeating: 0, count: channelCount * 2 * Self.tapsPerPhase)
+        cursors.update(repeating: 0, count: channelCount)
+        peaks.update(repeating: 0, count: channelCount)
+    }
+
+    /// Continues `other`'s measurement (same rate and channel count).
+    public func copyState(from other: TruePeakMeter) {
+        guard other.channelCount == channelCount, other.oversampling == oversampling else { return }
+        history.update(from: other.history, count: channelCount * 2 * Self.tapsPerPhase)
+        cursors.update(from: other.cursors, count: channelCount)
+        peaks.update(from: other.peaks, count: channelCount)
+    }
+
+    /// Feeds `frameCount` frames of planar `channels`. Allocation-free.
+    @inlinable @_noLocks
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let n = Self.tapsPerPhase, l = oversampling
         for c in 0..<channelCount {
             let x = channels[c]
+            let h = history + c * 2 * n
+            var cursor = cursors[c]
             var peak = peaks[c]
-            history.withUnsafeMutableBufferPointer { h in
-                taps.withUnsafeBufferPointer { t in
-                    let hist = h.baseAddress! + c * n
-                    for i in 0..<frameCount {
-                        for k in 0..<(n - 1) { hist[k] = hist[k + 1] }
-                        hist[n - 1] = x[i]
-                        peak = max(peak, abs(x[i]))
-                        if l > 1 {
-                            for p in 0..<l {
-                                var acc: Float = 0
-                                let phase = t.baseAddress! + p * n
-                                for k in 0..<n { acc += phase[n - 1 - k] * hist[k] }
-                                peak = max(peak, abs(acc))
-                            }
-                        }
+            for i in 0..<frameCount {
+                let v = x[i]
+                h[cursor] = v; h[cursor + n] = v
+                cursor = cursor + 1 == n ? 0 : cursor + 1
+                peak = max(peak, abs(v))
+                // h[cursor ..< cursor + n] now holds the last 12 samples, oldest first.
+                let window = h + cursor
+                for p in 0..<l where l > 1 {
+                    let t = taps + p * n
+                    var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
+                    for k in stride(from: 0, to: n, by: 4) {
+                        a0 += t[k] * window[k]; a1 += t[k + 1] * window[k + 1]
+                        a2 += t[k + 2] * window[k + 2]; a3 += t[k + 3] * window[k + 3]
                     }
+                    peak = max(peak, abs((a0 + a1) + (a2 + a3)))
                 }
             }
+            cursors[c] = cursor
             peaks[c] = peak
         }
     }
 
+    /// Largest true peak per channel, linear.
+    public func peak(channel c: Int) -> Float { peaks[c] }
     /// The largest true peak over all channels, linear.
-    public var peak: Float { peaks.max() ?? 0 }
+    public var peak: Float { (0..<channelCount).map { peaks[$0] }.max() ?? 0 }
     /// The largest true peak in dBTP (−inf for silence).
     public var peakDBTP: Double { 20 * log10(Double(peak)) }
 }
