@@ -3,26 +3,33 @@ import Foundation
 /// Inter-sample ("true") peak of planar audio by oversampling, after ITU-R BS.1770-4 Annex 2.
 ///
 /// The signal is upsampled by ``oversampling`` (4 below 88.2 kHz, 2 up to 192 kHz, 1 above, as
-/// the Recommendation asks) with a polyphase windowed-sinc interpolator of 12 taps per phase
-/// (48 taps at 4×, the Annex's length), and the largest absolute value of the input samples and
-/// the interpolated ones is kept. Tap k of phase p is
+/// the Recommendation asks) with a polyphase windowed-sinc interpolator of 16 taps per phase
+/// (64 taps at 4×), and the largest absolute value of the input samples and the interpolated
+/// ones is kept. Tap k of phase p is
 ///
 /// ```
-/// h_p[k] = sinc(x) · w(x),   x = (k·L + p − (12·L − 1)/2) / L,   sinc(x) = sin πx / πx,
+/// h_p[k] = sinc(x) · w(x),   x = (k·L + p − (16·L − 1)/2) / L,   sinc(x) = sin πx / πx,
 /// ```
-/// w a Kaiser window (β = 8) over the 12·L taps, each phase normalised to unity gain at DC so
+/// w a Kaiser window (β = 5) over the 16·L taps, each phase normalised to unity gain at DC so
 /// a constant reads exactly its value. The phases sit at (p + ½)/L of a sample from the input
-/// samples, which the sample peak covers. The group delay (6 input samples) is irrelevant to a peak.
+/// samples, which the sample peak covers. The group delay (8 input samples) is irrelevant to a peak.
 ///
-/// Memory: a doubled 12-sample history per channel (each sample written twice, so the taps
+/// Why 64 taps rather than the Annex's 48 (chosen by measurement against an ideal FFT
+/// reconstruction at 32×, prototyped in Python): on music-like and band-limited material every
+/// design tried, this one, a 48-tap Kaiser and libebur128's 49-tap Hann, reads within
+/// ~0.1 dB of the ideal; on white noise flat to Nyquist all short interpolators under-read,
+/// this one by 1.2 dB on average, the 48-tap Kaiser by 2.0 dB, libebur128's by 1.6 dB. (The
+/// ideal 4× grid itself is within 0.02 dB there: the loss is the filter's, not the grid's.)
+///
+/// Memory: a doubled 16-sample history per channel (each sample written twice, so the taps
 /// always read 12 contiguous values), allocated in `init`; `process` never allocates.
 public struct TruePeakMeter {
     public let oversampling: Int
     public let channelCount: Int
-    @usableFromInline static let tapsPerPhase = 12
+    @usableFromInline static let tapsPerPhase = 16
     /// `oversampling × tapsPerPhase` coefficients, phase-major, reversed for the dot product.
     @usableFromInline let taps: UnsafeMutablePointer<Float>
-    /// Per channel: 24 history values, then the write index and the peak (as Float bits).
+    /// Per channel: 2 × 16 history values (each sample written twice).
     @usableFromInline let history: UnsafeMutablePointer<Float>
     @usableFromInline let cursors: UnsafeMutablePointer<Int>
     @usableFromInline let peaks: UnsafeMutablePointer<Float>
@@ -37,7 +44,7 @@ public struct TruePeakMeter {
             return sum
         }
         taps = .allocate(capacity: l * n)
-        let beta = 8.0, length = Double(l * n)
+        let beta = 5.0, length = Double(l * n)
         for p in 0..<l {
             var phase = [Double](repeating: 0, count: n)
             for k in 0..<n {
@@ -48,7 +55,7 @@ public struct TruePeakMeter {
                 phase[k] = sinc * besselI0(beta * (max(0, 1 - r * r)).squareRoot()) / besselI0(beta)
             }
             let sum = phase.reduce(0, +)
-            // Stored reversed: tap j multiplies the j-th oldest of the last 12 samples.
+            // Stored reversed: tap j multiplies the j-th oldest of the last 16 samples.
             for k in 0..<n { taps[p * n + k] = Float(phase[n - 1 - k] / sum) }
         }
         history = .allocate(capacity: channelCount * 2 * n)
@@ -90,7 +97,7 @@ public struct TruePeakMeter {
                 h[cursor] = v; h[cursor + n] = v
                 cursor = cursor + 1 == n ? 0 : cursor + 1
                 peak = max(peak, abs(v))
-                // h[cursor ..< cursor + n] now holds the last 12 samples, oldest first.
+                // h[cursor ..< cursor + n] now holds the last 16 samples, oldest first.
                 let window = h + cursor
                 for p in 0..<l where l > 1 {
                     let t = taps + p * n
