@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "TimbreEngineTests", dependencies: ["TimbreEngine", "TimbreControl", "TimbreTestSupport"]),
         .testTarget(name: "TimbreControlTests", dependencies: ["TimbreControl", "TimbreTestSupport"]),
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile", "TimbreTestSupport"]),
-        .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport", "CEbur128"]),
         .testTarget(name: "TimbreJackTests", dependencies: [
             "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
         ]),

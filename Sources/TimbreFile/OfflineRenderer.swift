@@ -15,11 +15,13 @@ public struct RenderRequest: Sendable {
     /// (24-bit PCM for WAV/AIFF/FLAC…).
     public var encoding: SampleEncoding?
     public var dither: Bool
+    /// Measure the output's loudness (``RenderSummary/loudness``).
+    public var meter: Bool
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
-                format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true) {
+                format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
         self.inputPath = inputPath; self.outputPath = outputPath; self.preset = preset
-        self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither
+        self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither; self.meter = meter
     }
 }
 
@@ -49,6 +51,8 @@ public struct RenderSummary: Sendable {
     public var clippedSamples: Int64
     /// Where the encoding came from: `"given"`, `"input"` (kept from the input) or `"default"`.
     public var encodingSource: String
+    /// The output's loudness before clipping and quantisation, when the request asked to meter.
+    public var loudness: LoudnessReport?
     public var elapsedSeconds: Double
     public var format: SoundFileFormat
     public var encoding: SampleEncoding
@@ -97,7 +101,9 @@ public enum OfflineRenderer {
     }
 
     /// Renders the request. `progress` is called on the calling thread after each block.
-    public static func render(_ request: RenderRequest, presetName: String = "preset",
+    /// `measureOnly`: render and meter the output without writing a file (the first pass of
+    /// loudness normalisation).
+    public static func render(_ request: RenderRequest, presetName: String = "preset", measureOnly: Bool = false,
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         _ = try resolveFormat(request)  // usage errors before touching any file
         guard request.blockFrames >= 1 else { throw .usage("block size must be at least 1") }
@@ -111,12 +117,15 @@ public enum OfflineRenderer {
             plan = try RenderPlan(preset: request.preset, format: RenderFormat(
                 sampleRate: reader.sampleRate, inputChannelCount: reader.channelCount, maxBlockFrames: request.blockFrames))
         } catch { throw .preset(file: presetName, error) }
-        let writer: SoundFileWriter
-        do {
-            writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
-                                         sampleRate: Int(reader.sampleRate), channelCount: plan.outputChannelCount,
-                                         dither: request.dither)
-        } catch { throw .file(error) }
+        var writer: SoundFileWriter?
+        if !measureOnly {
+            do {
+                writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
+                                             sampleRate: Int(reader.sampleRate), channelCount: plan.outputChannelCount,
+                                             dither: request.dither)
+            } catch { throw .file(error) }
+        }
+        let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: reader.sampleRate, channelCount: plan.outputChannelCount) : nil
 
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
@@ -136,7 +145,8 @@ public enum OfflineRenderer {
         let start = Date()
         var frames: Int64 = 0
         var peak: Float = 0
-        var truePeak = TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount)
+        let truePeak = TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount)
+        defer { truePeak.deallocate() }
         do throws(AudioFileError) {
             while true {
                 let n = try reader.read(into: inPtrs, maxFrames: block)
@@ -157,7 +167,8 @@ public enum OfflineRenderer {
                     for i in 0..<n { peak = max(peak, abs(p[i])) }
                 }
                 truePeak.process(outPtrs, frameCount: n)
-                try writer.write(outPtrs, frameCount: n)
+                analyzer?.process(outPtrs, frameCount: n)
+                try writer?.write(outPtrs, frameCount: n)
                 frames += Int64(n)
                 progress?(RenderProgress(framesDone: frames, framesTotal: reader.frameCount, sampleRate: reader.sampleRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
@@ -165,13 +176,13 @@ public enum OfflineRenderer {
             if frames == 0 {
                 throw AudioFileError(path: request.inputPath, "contains no audio frames")
             }
-            try writer.commit()
+            try writer?.commit()
         } catch {
-            writer.abort()
+            writer?.abort()
             throw .file(error)
         }
         return RenderSummary(frames: frames, sampleRate: reader.sampleRate, inputChannels: inCount, outputChannels: outCount,
-                             peak: peak, truePeak: max(peak, truePeak.peak), clippedSamples: writer.clippedSamples, encodingSource: encodingSource,
-                             elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
+                             peak: peak, truePeak: max(peak, truePeak.peak), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
+                             loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
     }
 }

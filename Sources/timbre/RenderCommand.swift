@@ -27,6 +27,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Dither for ≤16-bit output: tpdf or none.") var dither: String = "tpdf"
     @Flag(name: .shortAndLong, help: "No progress bar and no summary (warnings still go to stderr).") var quiet = false
     @Flag(name: .long, help: "Print the summary as JSON (the fields of 'timbre info --json' plus peaks, clipping, speed).") var json = false
+    @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it after rendering.") var meter = false
+    @Option(name: .long, parsing: .unconditional, help: "Render to this integrated loudness (LUFS, e.g. -16 for podcasts, -23 for EBU R 128) in two passes.") var normalize: Double?
+    @Option(name: .long, parsing: .unconditional, help: "With --normalize: the true-peak ceiling (dBTP) the gain may not push the output above.") var truePeakCeiling: Double = -1
 
     func run() throws {
         guard (1...65536).contains(blockSize) else { throw CLIError.usage("--block-size \(blockSize) is out of range (allowed 1…65536)") }
@@ -45,30 +48,83 @@ struct RenderCommand: ParsableCommand {
             enc = e
         }
         guard dither == "tpdf" || dither == "none" else { throw CLIError.usage("--dither \(dither) is not known (allowed: tpdf, none)") }
+        if let normalize, !(-70...0).contains(normalize) { throw CLIError.usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
+        guard (-20...0).contains(truePeakCeiling) else { throw CLIError.usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
         let (p, label) = try PresetLoader.load(preset)
-        let request = RenderRequest(inputPath: input, outputPath: output, preset: p, blockFrames: blockSize,
-                                    format: fmt, encoding: enc, dither: dither == "tpdf")
+        var request = RenderRequest(inputPath: input, outputPath: output, preset: p, blockFrames: blockSize,
+                                    format: fmt, encoding: enc, dither: dither == "tpdf", meter: meter || normalize != nil)
         var bar = ProgressBar(enabled: !quiet)
+        var normalization: (gainDB: Double, limited: Bool)?
+        if let target = normalize {
+            // Pass 1: render and measure without writing; then append the gain to the preset.
+            let first: RenderSummary
+            do {
+                first = try OfflineRenderer.render(request, presetName: label, measureOnly: true) { progress in
+                    bar.update(fraction: progress.fraction / 2, elapsed: progress.elapsedSeconds, speed: progress.speed)
+                }
+            } catch { bar.finish(); throw CLIError(error) }
+            guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
+                bar.finish()
+                throw CLIError.io("\(input): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
+            }
+            var gain = target - measured.integratedLUFS
+            let limited = measured.truePeakDBTP + gain > truePeakCeiling
+            if limited { gain = truePeakCeiling - measured.truePeakDBTP }
+            guard ParameterRanges.gainNodeDB.contains(gain) else {
+                bar.finish()
+                throw CLIError.io("\(input): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
+            }
+            request.preset = Self.appendingGain(gain, to: p)
+            normalization = (gain, limited)
+        }
         let summary: RenderSummary
         do {
             summary = try OfflineRenderer.render(request, presetName: label) { progress in
-                bar.update(fraction: progress.fraction, elapsed: progress.elapsedSeconds, speed: progress.speed)
+                let fraction = normalization == nil ? progress.fraction : 0.5 + progress.fraction / 2
+                bar.update(fraction: fraction, elapsed: progress.elapsedSeconds, speed: progress.speed)
             }
         } catch {
             bar.finish()
             throw CLIError(error)
         }
         bar.finish()
+        if let (gain, limited) = normalization, let target = normalize, let l = summary.loudness {
+            let how = limited ? String(format: "limited by the %.1f dBTP true-peak ceiling: %.2f LUFS instead of %.1f", truePeakCeiling, l.integratedLUFS, target)
+                              : String(format: "%.2f LUFS (target %.1f)", l.integratedLUFS, target)
+            if limited { FileHandle.standardError.write(Data("timbre: warning: \(output): \(how) (a limiter would be needed to reach the target)\n".utf8)) }
+            if !quiet && !json { print(String(format: "normalised: gain %+.2f dB, %@", gain, how)) }
+        }
         if let gain = summary.gainToAvoidClippingDB {
             FileHandle.standardError.write(Data(String(
                 format: "timbre: warning: %@: %lld samples clipped to fit %@ (peak %+.2f dBFS, true peak %+.2f dBTP before clipping); a gain of %.1f dB (a gain node {\"type\": \"gain\", \"gain\": %.1f}) or --encoding float would avoid it\n",
                 output, summary.clippedSamples, summary.encoding.rawValue, summary.peakDBFS, summary.truePeakDBTP, gain, gain).utf8))
         }
         if json {
-            print(Self.summaryJSON(summary, output: output).jsonText)
+            var o = Self.summaryJSON(summary, output: output)
+            if case .object(var fields) = o {
+                if let l = summary.loudness { fields["loudness"] = l.json }
+                if let (gain, limited) = normalization {
+                    fields["normalization"] = .object(["gainDB": .number((gain * 100).rounded() / 100), "limitedByTruePeak": .bool(limited),
+                                                       "targetLUFS": .number(normalize ?? 0), "truePeakCeilingDBTP": .number(truePeakCeiling)])
+                }
+                o = .object(fields)
+            }
+            print(o.jsonText)
         } else if !quiet {
             print(Self.summaryLine(summary, output: output))
+            if let l = summary.loudness { print("output loudness:\n" + l.text) }
         }
+    }
+
+    /// `preset` with a gain node at the very end (the chain, or the master bus of a graph).
+    static func appendingGain(_ db: Double, to preset: Preset) -> Preset {
+        var p = preset
+        let node = NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")
+        switch p.form {
+        case .chain(let chain): p.form = .chain(chain + [node])
+        case .graph(var g): g.master.chain.append(node); p.form = .graph(g)
+        }
+        return p
     }
 
     /// The summary as JSON, in `timbre info --json`'s field names where they overlap.

@@ -12,7 +12,7 @@ struct TimbreCommand: ParsableCommand {
         Presets are JSON files (see Presets/README.md) or the name of a shipped preset.
         """,
         version: "0.1.0",
-        subcommands: [RenderCommand.self, LiveCommand.self, InfoCommand.self, PresetsCommand.self, DemoCommand.self]
+        subcommands: [RenderCommand.self, LiveCommand.self, MeterCommand.self, InfoCommand.self, PresetsCommand.self, DemoCommand.self]
     )
 
     /// Runs the command and maps every failure to Timbre's exit codes (swift-argument-parser
@@ -28,7 +28,8 @@ struct TimbreCommand: ParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version
             if let e = error as? ExitCode { Foundation.exit(e.rawValue == 0 ? 0 : e.rawValue) }
-            let message = fullMessage(for: error)
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst(7) }
             FileHandle.standardError.write(Data("timbre: error: \(message)\n".utf8))
             Foundation.exit(1)
         }
