@@ -19,11 +19,11 @@ public final class FFTSpectrum {
         self.size = size
         input = fftwf_alloc_real(size)!
         output = fftwf_alloc_complex(size / 2 + 1)!
-        plan = fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
+        plan = FFTWPlanner.realForward(size: size, input: input, output: output)
     }
 
     deinit {
-        fftwf_destroy_plan(plan)
+        FFTWPlanner.destroy(plan)
         fftwf_free(input)
         fftwf_free(output)
     }

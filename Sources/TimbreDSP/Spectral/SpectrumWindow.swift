@@ -1,0 +1,29 @@
+import Foundation
+
+/// Analysis windows, with the gains the analyser corrects for.
+///
+/// Coefficients (F. J. Harris, "On the use of windows for harmonic analysis with the discrete
+/// Fourier transform", Proc. IEEE 66(1), 1978; flat-top as in SRS/HP analysers, ISO 18431-2):
+/// w[n] = Σ a_k cos(2πkn/N)·(−1)^k, periodic (N-point, DFT-even) form.
+public enum SpectrumWindow: String, CaseIterable, Sendable {
+    case hann, hamming, blackmanHarris = "blackman-harris", flatTop = "flattop"
+
+    var coefficients: [Double] {
+        switch self {
+        case .hann: [0.5, 0.5]
+        case .hamming: [0.54, 0.46]
+        case .blackmanHarris: [0.35875, 0.48829, 0.14128, 0.01168]  // 4-term, −92 dB sidelobes
+        case .flatTop: [0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368]  // < 0.01 dB scalloping
+        }
+    }
+
+    /// The N window values.
+    public func values(size n: Int) -> [Float] {
+        let a = coefficients
+        return (0..<n).map { i in
+            var w = 0.0
+            for (k, c) in a.enumerated() { w += (k % 2 == 0 ? c : -c) * cos(2 * Double.pi * Double(k * i) / Double(n)) }
+            return Float(w)
+        }
+    }
+}
