@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import TimbreDSP
+import TimbreEngine
+
+struct ResponseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "response",
+        abstract: "Magnitude and phase response of a preset, per node and in total, as text, JSON or a plot.",
+        discussion: """
+        Computed from the designed coefficients (what the render runs). For a graph preset the
+        total is given per channel, along its path: channel chain, group chain, master chain
+        and volumes (pans ignored).
+        """)
+
+    @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String
+    @Option(name: .long, help: "Sample rate to design for (Hz).") var sampleRate: Double = 48000
+    @Option(name: .long, help: "Number of log-spaced frequencies from 20 Hz.") var points: Int = 400
+    @Flag(name: .long, help: "Print JSON.") var json = false
+    @Option(name: .long, help: "Write the plot as SVG.") var svg: String?
+    @Option(name: .long, help: "Write the plot as PNG (needs rsvg-convert).") var png: String?
+
+    struct Curve { var name: String; var response: [(re: Double, im: Double)] }
+
+    func run() throws {
+        guard (8000...384000).contains(sampleRate) else { throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
+        guard (16...10000).contains(points) else { throw CLIError.usage("--points \(points) is out of range (allowed 16…10000)") }
+        let (p, label) = try PresetLoader.load(preset)
+        do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64)) }
+        catch { throw CLIError.usage("\(label): \(error)") }
+        let top = min(20000, 0.49 * sampleRate)
+        let freqs = (0..<points).map { 20 * pow(top / 20, Double($0) / Double(points - 1)) }
+        func response(_ node: NodeSpec) -> [(re: Double, im: Double)] {
+            var sections: [BiquadCoefficients] = []
+            var gain = 1.0
+            switch node.kind {
+            case .filter(let d): sections = d.sections(sampleRate: sampleRate)
+            case .eq(let bands): sections = bands.flatMap { $0.design.sections(sampleRate: sampleRate) }
+            case .gain(let g): gain = g
+            case .pan: break
+            }
+            return freqs.map { f in
+                var re = gain, im = 0.0
+                for s in sections {
+                    let r = s.response(omega: 2 * Double.pi * f / sampleRate)
+                    (re, im) = (re * r.re - im * r.im, re * r.im + im * r.re)
+                }
+                return (re, im)
+            }
+        }
+        func product(_ curves: [[(re: Double, im: Double)]], scale: Double = 1) -> [(re: Double, im: Double)] {
+            freqs.indices.map { i in
+                curves.reduce((scale, 0.0)) { acc, c in (acc.0 * c[i].re - acc.1 * c[i].im, acc.0 * c[i].im + acc.1 * c[i].re) }
+            }
+        }
+        let active = p.allNodes.filter { !$0.bypass }
+        let nodeCurves = active.map { Curve(name: $0.id ?? $0.path, response: response($0)) }
+        var totals: [Curve] = []
+        switch p.form {
+        case .chain: totals = [Curve(name: "total", response: product(nodeCurves.map(\.response)))]
+        case .graph(let g):
+            for ch in g.channels {
+                let group = ch.group.flatMap { id in g.groups.first { $0.id == id } }
+                let path = ch.chain + (group?.chain ?? []) + g.master.chain
+                let scale = ch.volume * (group?.volume ?? 1) * g.master.volume
+                totals.append(Curve(name: "total via \(ch.id)", response: product(path.filter { !$0.bypass }.map(response), scale: scale)))
+            }
+        }
+        func db(_ c: (re: Double, im: Double)) -> Double { 10 * log10(max(c.re * c.re + c.im * c.im, 1e-30)) }
+        func degrees(_ c: (re: Double, im: Double)) -> Double { atan2(c.im, c.re) * 180 / Double.pi }
+        if json {
+            func arr(_ v: [Double]) -> JSONValue { .array(v.map { .number(($0 * 1000).rounded() / 1000) }) }
+            let total = totals[0].response
+            print(JSONValue.object([
+                "preset": .string(p.name), "sampleRate": .number(sampleRate), "frequencyHz": arr(freqs),
+                "magnitudeDB": arr(total.map(db)), "phaseDegrees": arr(total.map(degrees)),
+                "totals": .array(totals.map { .object(["name": .string($0.name), "magnitudeDB": arr($0.response.map(db)), "phaseDegrees": arr($0.response.map(degrees))]) }),
+                "nodes": .array(nodeCurves.map { .object(["name": .string($0.name), "magnitudeDB": arr($0.response.map(db)), "phaseDegrees": arr($0.response.map(degrees))]) }),
+            ]).jsonText)
+        } else {
+            print("\(p.name) at \(Int(sampleRate)) Hz (\(label))")
+            let probes: [Double] = [20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000].filter { $0 <= top }
+            print("  " + "node".padding(toLength: 22, withPad: " ", startingAt: 0) + probes.map { f in (f >= 1000 ? "\(Int(f / 1000))k" : "\(Int(f))").leftPad(8) }.joined())
+            for c in nodeCurves + totals {
+                let row = probes.map { f -> String in
+                    let i = freqs.indices.min { abs(freqs[$0] - f) < abs(freqs[$1] - f) } ?? 0
+                    return String(format: "%8.2f", db(c.response[i]))
+                }.joined()
+                print("  " + String(c.name.prefix(21)).padding(toLength: 22, withPad: " ", startingAt: 0) + row)
+            }
+        }
+        if svg != nil || png != nil {
+            var magnitude: [SVGPlot.Series] = [], phase: [SVGPlot.Series] = []
+            for (k, c) in nodeCurves.enumerated() {
+                let color = SVGPlot.palette[(k + 1) % SVGPlot.palette.count]
+                magnitude.append(.init(name: c.name, color: color, points: zip(freqs, c.response.map(db)).map { ($0, $1) }, dashed: true, width: 1.2))
+                phase.append(.init(name: "", color: color, points: zip(freqs, c.response.map(degrees)).map { ($0, $1) }, dashed: true, width: 1.2))
+            }
+            for (k, c) in totals.enumerated() {
+                let color = k == 0 ? "#000000" : SVGPlot.palette[(k + 5) % SVGPlot.palette.count]
+                magnitude.append(.init(name: c.name, color: color, points: zip(freqs, c.response.map(db)).map { ($0, $1) }, width: 2.6))
+                phase.append(.init(name: c.name, color: color, points: zip(freqs, c.response.map(degrees)).map { ($0, $1) }, width: 2.2))
+            }
+            var markers: [SVGPlot.Marker] = []
+            for node in active {
+                func label(_ f: Double) -> String { f >= 1000 ? String(format: "%.3gk", f / 1000) : String(format: "%.0f", f) }
+                switch node.kind {
+                case .filter(let d): markers.append(.init(x: d.frequencyHz, label: label(d.frequencyHz)))
+                case .eq(let bands): markers += bands.filter { $0.gainDB != 0 }.map { .init(x: $0.frequencyHz, label: label($0.frequencyHz)) }
+                default: break
+                }
+            }
+            let allDB = (nodeCurves + totals).flatMap { $0.response.map(db) }
+            let plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: [
+                .init(yLabel: "Magnitude (dB)", yRange: SVGPlot.range(of: allDB, step: 6, minimumSpan: 24, hard: -60...30), yStep: 6, series: magnitude, markers: markers),
+                .init(yLabel: "Phase (degrees)", yRange: -180...180, yStep: 45, series: phase),
+            ])
+            try plot.write(svg: svg, png: png)
+        }
+    }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
