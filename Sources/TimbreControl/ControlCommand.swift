@@ -13,10 +13,12 @@ public enum ControlCommand: Equatable, Sendable {
     /// Removes the node with this id.
     case remove(node: String)
     case status
+    /// The newest values of every `meter` and `loudness` node.
+    case meters
     case quit
 
     /// The grammar, for help and error messages.
-    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, status, quit"
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, status, meters, quit"
 
     /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
     public static let maxLineBytes = 65536
@@ -54,8 +56,9 @@ public enum ControlCommand: Equatable, Sendable {
         case ("remove", 2):
             do { return .remove(node: try nodeID(words[1])) } catch { throw ControlError("remove: \(error.message)") }
         case ("status", 1): return .status
+        case ("meters", 1): return .meters
         case ("quit", 1), ("exit", 1): return .quit
-        case ("set", _), ("bypass", _), ("remove", _), ("status", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
+        case ("set", _), ("bypass", _), ("remove", _), ("status", _), ("meters", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
             throw ControlError("\(verb): wrong number of arguments (commands: \(usage))")
         default:
             throw ControlError("unknown command \(ControlError.quote(line)) (commands: \(usage))")

@@ -8,8 +8,16 @@ import Foundation
 public final class ControlInbox: @unchecked Sendable {
     public enum Item: Sendable {
         case line(String)
-        case packet(Data)
+        /// An OSC datagram and where it came from (for replies).
+        case packet(Data, from: OSCPeer? = nil)
     }
+
+    /// The address of an OSC client, to answer `/timbre/status` and `/timbre/meters`.
+    public struct OSCPeer: Sendable {
+        let address: sockaddr_in
+    }
+
+    private var socketFD: Int32 = -1
 
     public let capacity: Int
     private var items: [Item] = []
@@ -47,6 +55,16 @@ public final class ControlInbox: @unchecked Sendable {
         t.start()
     }
 
+    /// Sends `message` to `peer` from the listening socket (best effort: UDP).
+    public func reply(_ message: OSCMessage, to peer: OSCPeer) {
+        guard socketFD >= 0 else { return }
+        let bytes = [UInt8](message.encoded())
+        var address = peer.address
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socketFD, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
     /// Binds a UDP socket on 127.0.0.1:`port` and queues every datagram received (parsed on
     /// the control thread).
     public func listenOSC(port: UInt16) throws(ControlError) {
@@ -58,12 +76,17 @@ public final class ControlInbox: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard rc == 0 else { close(fd); throw ControlError("cannot bind 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
+        socketFD = fd
         let t = Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let n = recv(fd, &buffer, buffer.count, 0)
+                var from = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let n = withUnsafeMutablePointer(to: &from) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) }
+                }
                 if n < 0 { if errno == EINTR { continue }; usleep(1000); continue }
-                push(.packet(Data(buffer[0..<n])))
+                push(.packet(Data(buffer[0..<n]), from: OSCPeer(address: from)))
             }
         }
         t.start()

@@ -12,6 +12,7 @@ public final class ControlInterpreter {
         /// Done; the text is the `ok: …` acknowledgement.
         case ok(String)
         case status(JSONValue)
+        case meters(JSONValue)
         case quit
     }
 
@@ -35,7 +36,7 @@ public final class ControlInterpreter {
                 guard let command = try ControlCommand.parse(line: line) else { return [] }
                 return [.success(try perform(command))]
             } catch { return [.failure(error)] }
-        case .packet(let data):
+        case .packet(let data, _):
             let packet: OSCPacket
             do { packet = try OSCPacket.parse(data) } catch { return [.failure(error)] }
             return packet.messages.map { m in
@@ -67,6 +68,8 @@ public final class ControlInterpreter {
             return .ok("removed \(node)")
         case .status:
             return .status(status())
+        case .meters:
+            return .meters(engine.meters)
         case .quit:
             return .quit
         }
@@ -80,6 +83,7 @@ public final class ControlInterpreter {
             "sampleRate": .number(engine.sampleRate),
             "latencyFrames": .number(Double(engine.latencyFrames)),
             "nonFiniteBlocks": .number(Double(engine.nonFiniteBlocks)),
+            "meters": engine.meters,
             "document": engine.document,
         ]
         for (k, v) in hostStatus() { fields[k] = v }

@@ -6,7 +6,8 @@
 /// /timbre/load    s:"/path/preset.json"
 /// /timbre/insert  i:position      s:"{node JSON}"
 /// /timbre/remove  s:"node"
-/// /timbre/status
+/// /timbre/status                  (answered to the sender: /timbre/status s:JSON)
+/// /timbre/meters                  (answered to the sender: /timbre/meters s:JSON)
 /// ```
 /// Values get the same checks as typed commands: non-finite numbers are refused, switches
 /// take exactly 0 or 1 (or T/F), ids contain no dot.
@@ -62,8 +63,9 @@ extension OSCMessage {
         case ("/timbre/remove", 1):
             return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node")))
         case ("/timbre/status", 0): return .status
+        case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/status)")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/status, /timbre/meters)")
         }
     }
 }

@@ -19,7 +19,8 @@ struct LiveCommand: ParsableCommand {
           load <preset.json>             replace the whole preset                       (/timbre/load s)
           insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}   (/timbre/insert i s)
           remove <node>                                                                    (/timbre/remove s)
-          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks  (/timbre/status)
+          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks, meters  (/timbre/status)
+          meters                         the meter and loudness nodes' values as JSON  (/timbre/meters; OSC replies go to the sender)
           quit
         Every change crossfades over 15 ms and smooths gains, so nothing clicks. An invalid
         command, datagram or preset is reported (at most 10 errors a second) and the running graph
@@ -37,11 +38,13 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
     @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP).") var oscPort: Int?
     @Flag(name: .long, help: "Reload the preset file when it changes.") var watch = false
+    @Flag(name: .long, help: "Print a meter line about ten times a second (adds a loudness node 'output' at the end unless the preset has meter or loudness nodes).") var meters = false
 
     func run() throws {
         guard (1...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs and --outputs must be 1…32") }
         if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
-        let (document, label) = try Self.loadDocument(preset)
+        var (document, label) = try Self.loadDocument(preset)
+        if meters { document = Self.addingOutputMeter(to: document) }
         let host: JackHost
         do {
             host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs)
@@ -89,6 +92,7 @@ struct LiveCommand: ParsableCommand {
         var lastWatchCheck = Date()
         var lastXrunReport = Date.distantPast
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
+        var lastMeterLine = Date.distantPast
         let clock = { Date().timeIntervalSinceReferenceDate }
         func reject(_ message: String) {
             if errors.admit(now: clock()) { warn(message) }
@@ -128,13 +132,22 @@ struct LiveCommand: ParsableCommand {
                 for result in interpreter.handle(item) {
                     switch result {
                     case .success(.ok(let text)): say("ok: " + text)
-                    case .success(.status(let json)): say("status: " + json.jsonText)
+                    case .success(.status(let json)):
+                        if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/status", arguments: [.string(json.jsonText)]), to: peer) }
+                        else { say("status: " + json.jsonText) }
+                    case .success(.meters(let json)):
+                        if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/meters", arguments: [.string(json.jsonText)]), to: peer) }
+                        else { say("meters: " + json.jsonText) }
                     case .success(.quit): say("bye"); host.close(); return
                     case .failure(let e): reject(e.message)
                     }
                 }
             }
             if let summary = errors.flush(now: clock()) { warn(summary) }
+            if meters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
+                lastMeterLine = Date()
+                say(Self.meterLine(host.engine.meters))
+            }
             if watch, Date().timeIntervalSince(lastWatchCheck) > 0.25 {
                 lastWatchCheck = Date()
                 let date = Self.modificationDate(preset)
@@ -155,6 +168,46 @@ struct LiveCommand: ParsableCommand {
 
     static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
         try PresetLoader.loadDocument(argument)
+    }
+
+    /// `document` with a loudness node `output` at the end of its chain (or master chain),
+    /// unless it already measures somewhere.
+    static func addingOutputMeter(to document: JSONValue) -> JSONValue {
+        if document.jsonText.contains(#""type":"meter""#) || document.jsonText.contains(#""type":"loudness""#) { return document }
+        let node = JSONValue.object(["type": .string("loudness"), "id": .string("output")])
+        guard case .object(var top) = document else { return document }
+        if case .array(let chain)? = top["chain"] { top["chain"] = .array(chain + [node]) }
+        else if case .object(var graph)? = top["graph"] {
+            var master: [String: JSONValue] = [:]
+            if case .object(let m)? = graph["master"] { master = m }
+            var chain: [JSONValue] = []
+            if case .array(let c)? = master["chain"] { chain = c }
+            master["chain"] = .array(chain + [node]); graph["master"] = .object(master); top["graph"] = .object(graph)
+        }
+        return .object(top)
+    }
+
+    /// One compact line: per node, the channels' held peaks and average power, and loudness.
+    static func meterLine(_ meters: JSONValue) -> String {
+        guard case .object(let nodes) = meters, !nodes.isEmpty else { return "meter: none" }
+        func num(_ v: JSONValue?) -> String { if case .number(let d)? = v { return String(format: "%.1f", d) }; return "-inf" }
+        var parts: [String] = []
+        for key in nodes.keys.sorted() {
+            guard case .object(let o)? = nodes[key] else { continue }
+            var text = key + ":"
+            if case .array(let channels)? = o["channels"] {
+                for (k, ch) in channels.enumerated() {
+                    guard case .object(let c) = ch else { continue }
+                    text += " \(k + 1) \(num(c["peakPower"]))/\(num(c["averagePower"]))"
+                }
+                text += " dBFS"
+            }
+            if case .string("loudness")? = o["type"] {
+                text += " | M \(num(o["momentaryLUFS"])) S \(num(o["shortTermLUFS"])) I \(num(o["integratedLUFS"])) LUFS, LRA \(num(o["loudnessRangeLU"])) LU"
+            }
+            parts.append(text)
+        }
+        return "meter: " + parts.joined(separator: "; ")
     }
 
     static func modificationDate(_ path: String) -> Date? {

@@ -5,14 +5,15 @@ import TimbreEngine
 /// Presets holding every node type, and a stream of live edits over them, for the
 /// real-time proofs (RealtimeSanitizer, allocation counts) and the concurrency tests.
 public enum EveryNodePresets {
-    /// A chain with every chain node type.
+    /// A chain with every chain node type (analysis nodes included).
     public static let chain = """
     {"version": 1, "name": "every node", "chain": [
       {"type": "highpass", "id": "hp", "frequency": 30, "slope": 48}, {"type": "lowpass", "id": "lp", "frequency": 16000, "q": 0.8},
       {"type": "peak", "id": "pk", "frequency": 1000, "gain": 3}, {"type": "lowshelf", "id": "ls", "frequency": 100, "gain": 2},
       {"type": "highshelf", "id": "hs", "frequency": 8000, "gain": -2}, {"type": "notch", "id": "n", "frequency": 60},
       {"type": "bandpass", "id": "bp", "frequency": 500, "q": 0.3}, {"type": "allpass", "id": "ap", "frequency": 2000},
-      {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "gain", "id": "g", "volume": 0.8}, {"type": "pan", "id": "pan", "pan": 0.2}
+      {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "meter", "id": "m"}, {"type": "gain", "id": "g", "volume": 0.8},
+      {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}
     ]}
     """
 
@@ -26,7 +27,8 @@ public enum EveryNodePresets {
         {"id": "wide", "input": [0, 0], "chain": [{"type": "peak", "id": "wpk", "frequency": 2000, "gain": -3}], "group": "bus"}
       ],
       "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
-      "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1}], "volume": 0.95}
+      "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1},
+                           {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"}], "volume": 0.95}
     }}
     """
 

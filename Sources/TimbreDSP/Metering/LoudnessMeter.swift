@@ -212,24 +212,23 @@ public struct LoudnessMeter {
         return m > 0 ? Self.loudness(gated) : -.infinity
     }
 
-    /// Loudness range (EBU Tech 3342) in LU; 0 when fewer than two short-term values pass the gates.
+    /// Loudness range (EBU Tech 3342) in LU; 0 when fewer than two short-term values pass the
+    /// gates. Two scans of the histogram, no allocation (a live node computes it in the render).
     public var loudnessRangeLU: Double {
         let (all, n) = Self.gatedMean(shortTermHistogram, from: Self.lowestLUFS)
         guard n > 0 else { return 0 }
         let gate = Self.loudness(all) - 20
-        var counts: [Double] = [], total = 0.0
-        counts.reserveCapacity(Self.binCount)
-        for k in 0..<Self.binCount { let c = Self.binCenter(k) >= gate ? shortTermHistogram[2 * k] : 0; counts.append(c); total += c }
+        var total = 0.0
+        for k in 0..<Self.binCount where Self.binCenter(k) >= gate { total += shortTermHistogram[2 * k] }
         guard total >= 2 else { return 0 }
-        func percentile(_ p: Double) -> Double {
-            let rank = ((total - 1) * p).rounded()  // zero-based rank round((n−1)·p), as libebur128
-            var seen = 0.0
-            for k in 0..<Self.binCount {
-                seen += counts[k]
-                if seen > rank { return Self.binCenter(k) }
-            }
-            return Self.binCenter(Self.binCount - 1)
+        // Zero-based ranks round((n−1)·p), as libebur128.
+        let lowRank = ((total - 1) * 0.10).rounded(), highRank = ((total - 1) * 0.95).rounded()
+        var seen = 0.0, low = Double.nan, high = Double.nan
+        for k in 0..<Self.binCount where Self.binCenter(k) >= gate {
+            seen += shortTermHistogram[2 * k]
+            if low.isNaN && seen > lowRank { low = Self.binCenter(k) }
+            if seen > highRank { high = Self.binCenter(k); break }
         }
-        return percentile(0.95) - percentile(0.10)
+        return high - low
     }
 }

@@ -90,6 +90,9 @@ public enum NodeKind: Sendable, Equatable {
     case gain(linear: Double)
     /// Pan/balance −1…1.
     case pan(Double)
+    /// A pass-through measurement: `meter` (peaks, RMS, clips, ballistics) or `loudness`
+    /// (R 128 momentary, short-term, integrated, range, and the meter's values).
+    case analysis(AnalysisState.Kind)
 }
 
 /// One band of the parametric EQ.

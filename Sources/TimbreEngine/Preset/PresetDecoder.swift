@@ -234,8 +234,10 @@ public enum PresetDecoder {
             }
         case "pan":
             kind = .pan(try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0)
+        case "meter": kind = .analysis(.meter)
+        case "loudness": kind = .analysis(.loudness)
         default:
-            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan)")
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, meter, loudness)")
         }
         try o.finish()
         return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)

@@ -39,9 +39,11 @@ public struct PlanCore {
     /// (``NonFiniteScan``, integer ops, ~0.1 ns a sample). A poisoned block is output as
     /// silence and every filter whose memory holds a non-finite value (the ones the bad
     /// samples reached) is cleared, so the graph recovers on the next block of finite input.
-    /// Returns the number of blocks silenced this way.
+    /// Returns the number of blocks silenced this way. `analyse: false` skips the analysis
+    /// nodes (a plan fading out must not feed the measurements its successor shares).
     @_noLocks @discardableResult
-    public mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) -> Int {
+    public mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
+                                analyse: Bool = true) -> Int {
         var silenced = 0
         var done = 0
         while done < frameCount {
@@ -87,6 +89,8 @@ public struct PlanCore {
                     }
                     gain.advance(by: n)
                     nodes[i] = .mix(to: to, count: count, gain: gain)
+                case .analysis(let k):
+                    if analyse { k.process(at, frameCount: n) }
                 }
             }
             var poisoned = false

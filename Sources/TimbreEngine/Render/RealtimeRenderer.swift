@@ -85,7 +85,7 @@ public struct RealtimeRenderer: @unchecked Sendable {
         let shifted = UnsafePointer(s.pointee.shiftedInput)
         var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n)
         if let old = s.pointee.fading {
-            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n)
+            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false)
         }
         if silenced > 0 { s.pointee.nonFiniteBlocks.wrappingIncrement(ordering: .relaxed) }
         let newChannels = current.pointee.outputChannelCount

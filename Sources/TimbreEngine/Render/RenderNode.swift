@@ -17,6 +17,8 @@ public enum RenderNode {
     /// Adds `count` channels at the node's base into the bus at `to`, scaled by a ramped gain
     /// (volume × mute/solo), so muting does not click.
     case mix(to: Int, count: Int, gain: LinearRamp)
+    /// A `meter` or `loudness` node: measures its channels, leaves them unchanged.
+    case analysis(AnalysisKernel)
 }
 
 extension RenderNode {
@@ -25,13 +27,14 @@ extension RenderNode {
         case biquads(sections: Int, channels: Int)
         case gain
         case pan(PanKernel.Mode)
-        case copy, sine, clear, mix
+        case copy, sine, clear, mix, analysis
 
         /// Whether a node of this shape has state worth continuing in the next plan.
+        /// (Analysis state is not copied: plans that continue a node share its state.)
         var carriesState: Bool {
             switch self {
             case .biquads, .gain, .pan, .sine, .mix: true
-            case .copy, .clear: false
+            case .copy, .clear, .analysis: false
             }
         }
     }
@@ -46,6 +49,7 @@ extension RenderNode {
         case .sine: .sine
         case .clear: .clear
         case .mix: .mix
+        case .analysis: .analysis
         }
     }
 }

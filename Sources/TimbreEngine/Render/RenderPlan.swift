@@ -27,6 +27,9 @@ public final class RenderPlan {
     /// Node shapes in order: control-side metadata, so the next plan's state-transfer map is
     /// computed without reading node memory the audio thread writes.
     let nodeShapes: [RenderNode.Shape]
+    /// The measurements of this plan's `meter` and `loudness` nodes, by node key (held here
+    /// so they live as long as any plan that renders them).
+    public let analysisStates: [(key: String, state: AnalysisState)]
     /// The render-side memory. Valid until this plan is deinitialised.
     public let core: UnsafeMutablePointer<PlanCore>
 
@@ -34,7 +37,10 @@ public final class RenderPlan {
     /// frequency is at or above 0.49 × the sample rate or a node cannot take the channel count.
     /// `continuing`: a plan whose node states this one will continue (matched by node id
     /// and shape) when the render switches to it.
-    public init(preset: Preset, format: RenderFormat, continuing previous: RenderPlan? = nil) throws(PresetError) {
+    /// `analysis`: where `meter`/`loudness` nodes find the state they continue (a live
+    /// engine's registry); without one each node measures from scratch.
+    public init(preset: Preset, format: RenderFormat, continuing previous: RenderPlan? = nil,
+                analysis registry: AnalysisRegistry? = nil) throws(PresetError) {
         precondition(format.inputChannelCount >= 1 && format.maxBlockFrames >= 1)
         self.format = format
         self.preset = preset
@@ -50,6 +56,7 @@ public final class RenderPlan {
         var bases: [Int] = []
         var keys: [String] = []
         var built: [RenderNode] = []
+        var analysis: [(key: String, state: AnalysisState)] = []
         defer { for n in built { if case .biquads(let k) = n { k.deallocate() } } }  // only on throw
         var maxChannels = format.inputChannelCount
 
@@ -78,6 +85,11 @@ public final class RenderPlan {
                     if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
                 case .gain(let linear):
                     kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
+                case .analysis(let kind):
+                    let state = registry?.state(key: key, kind: kind, channels: channels, sampleRate: fs)
+                        ?? AnalysisState(kind: kind, channelCount: channels, sampleRate: fs)
+                    analysis.append((key, state))
+                    kernel = .analysis(state.kernel)
                 case .pan(let p):
                     switch channels {
                     case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
@@ -145,6 +157,7 @@ public final class RenderPlan {
         built = []  // success: the plan owns the kernels now
         nodeKeys = keys
         nodeShapes = compiled.map(\.shape)
+        analysisStates = analysis
 
         // State transfer map against `previous`: same key and same shape, decided from the
         // previous plan's control-side keys and shapes only (its node memory belongs to the
@@ -217,6 +230,9 @@ public final class RenderPlan {
 
     /// Clears all filter state.
     public func reset() { core.pointee.reset() }
+
+    /// The newest values of every `meter` and `loudness` node, by node key (control thread).
+    public var meters: JSONValue { .object(Dictionary(analysisStates.map { ($0.key, $0.state.values) }) { a, _ in a }) }
 
     /// Renders on the calling thread (offline use). See ``PlanCore/render(input:output:frameCount:)``;
     /// returns the number of blocks silenced because they held NaN or infinity.
