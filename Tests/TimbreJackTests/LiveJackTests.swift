@@ -395,4 +395,43 @@ import TimbreTestSupport
         #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
         #expect(try live.status()["preset"] != nil)
     }
+
+    /// `--meters` under jackd: a −20 dBFS stereo sine reads −20 LUFS momentary on the meter
+    /// line, in `status`, and in the OSC reply to `/timbre/meters`, which goes to the sender.
+    @Test func metersWhilePlaying() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let port = UInt16(22000 + Int(getpid() % 20000))
+        let live = try LiveProcess(["--preset", Self.writePreset(#"{"version": 1, "name": "m", "chain": [{"type": "gain", "id": "g", "gain": 0}]}"#),
+                                    "--name", "tl", "--meters", "--osc-port", "\(port)"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "\(live.errors)")
+        let n = 3 * 48000
+        let sine = Signals.sine(n, hz: 1000, amplitude: 0.1)
+        var osc: String?
+        var line = ""
+        _ = try Self.playThrough(live, name: "tl", signal: [sine, sine]) { player in
+            _ = ProcessRunner.wait(timeout: 10) { player.position >= 2 * 48000 }
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(fd) }
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET); addr.sin_port = port.bigEndian; addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let d = [UInt8](OSCMessage(address: "/timbre/meters", arguments: []).encoded())
+            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, d, d.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let got = recv(fd, &buffer, buffer.count, 0)
+            if got > 0, let m = try? OSCMessage.parse(Data(buffer[0..<got])), case .string(let text)? = m.arguments.first { osc = text }
+            line = live.output.last { $0.hasPrefix("meter: output:") } ?? ""  // printed while the sine plays
+        }
+        print("JACK --meters: \(line)")
+        #expect(line.contains("| M -20.0") || line.contains("| M -19.9") || line.contains("| M -20.1"), "meter line: \(line)")
+        guard let text = osc, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let out = json["output"] as? [String: Any] else { Issue.record("no OSC reply to /timbre/meters"); return }
+        print("OSC /timbre/meters reply: momentary \(out["momentaryLUFS"] ?? "none") LUFS")
+        #expect(abs((out["momentaryLUFS"] as? Double ?? 0) + 20) <= 0.2)
+        let status = try live.status()
+        #expect(((status["meters"] as? [String: Any])?["output"] as? [String: Any])?["integratedLUFS"] is Double)
+    }
 }
+
