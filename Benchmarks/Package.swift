@@ -11,6 +11,19 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // libebur128 and bare FFTW, measured beside Timbre's meters and analyser in the same run.
+        .systemLibrary(name: "CEbur128Bench", path: "Benchmarks/CEbur128Bench", pkgConfig: "libebur128"),
+        .systemLibrary(name: "CFFTWBench", path: "Benchmarks/CFFTWBench", pkgConfig: "fftw3f"),
+        .executableTarget(
+            name: "AnalysisBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TimbreDSP", package: "Timbre"),
+                "CEbur128Bench", "CFFTWBench",
+            ],
+            path: "Benchmarks/AnalysisBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "NodeBenchmarks",
             dependencies: [

@@ -13,7 +13,7 @@ public enum EveryNodePresets {
       {"type": "highshelf", "id": "hs", "frequency": 8000, "gain": -2}, {"type": "notch", "id": "n", "frequency": 60},
       {"type": "bandpass", "id": "bp", "frequency": 500, "q": 0.3}, {"type": "allpass", "id": "ap", "frequency": 2000},
       {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "meter", "id": "m"}, {"type": "gain", "id": "g", "volume": 0.8},
-      {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}
+      {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}, {"type": "spectrum", "id": "spec", "fftSize": 1024}
     ]}
     """
 

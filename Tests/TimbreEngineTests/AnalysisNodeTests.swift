@@ -51,6 +51,32 @@ import TimbreTestSupport
         #expect(abs((Self.value(m, "out", "momentaryLUFS") ?? 0) + 23) <= 0.1)
     }
 
+    /// A spectrum node finds a 997 Hz sine within 0.5 Hz and puts it in the 1 kHz third-octave band.
+    @Test func spectrumNodeFindsTheTone() throws {
+        let plan = try RenderPlan(preset: PresetDecoder.decode(Self.document(#"{"type": "spectrum", "id": "s", "fftSize": 8192, "averaging": 1}"#)),
+                                  format: RenderFormat(sampleRate: Self.rate, inputChannelCount: 1, maxBlockFrames: 256))
+        var x = Signals.sine(2 * 48000, hz: 997, amplitude: 0.5)
+        var y = [Float](repeating: 0, count: x.count)
+        var start = 0
+        while start < x.count {  // 256-frame blocks, as a host would
+            x.withUnsafeMutableBufferPointer { xi in y.withUnsafeMutableBufferPointer { yo in
+                var i = [UnsafePointer(xi.baseAddress! + start)], o = [yo.baseAddress! + start]
+                plan.render(input: &i, output: &o, frameCount: 256)
+            } }
+            start += 256
+        }
+        #expect(x == y, "the node passes audio unchanged")
+        guard case .object(let nodes) = plan.meters, case .object(let s)? = nodes["s"], case .number(let f)? = s["peakFrequencyHz"],
+              case .array(let bands)? = s["bands"] else { Issue.record("no spectrum values: \(plan.meters)"); return }
+        print("spectrum node: peak \(f) Hz")
+        #expect(abs(f - 997) <= 0.5)
+        let loudest = bands.compactMap { b -> (Double, Double)? in
+            guard case .object(let o) = b, case .number(let c)? = o["frequencyHz"], case .number(let l)? = o["levelDB"] else { return nil }
+            return (c, l)
+        }.max { $0.1 < $1.1 }
+        #expect(abs((loudest?.0 ?? 0) - 1000) < 1)
+    }
+
     /// A meter node after a gain reads what the level meter reads on the gain's output.
     @Test func meterNodeMatchesTheMeterOnTheSameAudio() throws {
         let plan = try RenderPlan(preset: PresetDecoder.decode(Self.document(#"{"type": "gain", "gain": -6}, {"type": "meter", "id": "m"}"#)),

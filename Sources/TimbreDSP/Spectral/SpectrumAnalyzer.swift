@@ -28,8 +28,10 @@ import Foundation
 /// scalloping), so its peak bin is read as it is.
 ///
 /// Plans and buffers are made in `init` (FFTW planning allocates); ``process(_:frameCount:)``
-/// only copies, executes plans and accumulates, in fixed memory.
-public final class SpectrumAnalyzer {
+/// only copies, executes plans and accumulates, in fixed memory. A value over raw memory (so
+/// a `spectrum` node can run it on the audio thread without reference counting), freed once
+/// by ``deallocate()``; ``SpectrumAnalyzer`` owns one for callers that prefer a class.
+public struct SpectrumKernel {
     public let size: Int
     public let sampleRate: Double
     public let channelCount: Int
@@ -38,17 +40,20 @@ public final class SpectrumAnalyzer {
     public let averagingSeconds: Double
     let alpha: Float
     let windowValues: UnsafeMutablePointer<Float>
-    let windowSum: Double, windowSquareSum: Double
+    public let windowSum: Double, windowSquareSum: Double
     /// Per channel, a ring of the last `size` samples.
     let history: UnsafeMutablePointer<Float>
     let input: UnsafeMutablePointer<Float>
     let output: UnsafeMutablePointer<fftwf_complex>
     let plan: fftwf_plan
     let framePower: UnsafeMutablePointer<Float>
-    let averagePower: UnsafeMutablePointer<Float>
+    /// Averaged |X[k]|² per bin (what a `spectrum` node publishes).
+    public let averagePower: UnsafeMutablePointer<Float>
     let peakPower: UnsafeMutablePointer<Float>
-    var position = 0
-    public private(set) var frames = 0
+    /// [samples seen, frames analysed].
+    let counters: UnsafeMutablePointer<Int>
+    var position: Int { counters[0] }
+    public var frames: Int { counters[1] }
 
     public static let sizes = 256...32768
 
@@ -72,34 +77,51 @@ public final class SpectrumAnalyzer {
         let bins = size / 2 + 1
         framePower = .allocate(capacity: bins); averagePower = .allocate(capacity: bins); peakPower = .allocate(capacity: bins)
         framePower.initialize(repeating: 0, count: bins); averagePower.initialize(repeating: 0, count: bins); peakPower.initialize(repeating: 0, count: bins)
+        counters = .allocate(capacity: 2)
+        counters.initialize(repeating: 0, count: 2)
     }
 
-    deinit {
+    /// Frees plans and buffers. Call once, off the audio thread.
+    public func deallocate() {
         FFTWPlanner.destroy(plan); fftwf_free(input); fftwf_free(output)
         windowValues.deallocate(); history.deallocate(); framePower.deallocate(); averagePower.deallocate(); peakPower.deallocate()
+        counters.deallocate()
     }
 
     public var binCount: Int { size / 2 + 1 }
     public func frequency(ofBin k: Int) -> Double { Double(k) * sampleRate / Double(size) }
 
     /// Feeds planar audio; a frame is analysed every ``hop`` samples once ``size`` have arrived.
+    /// Real-time safe: copies, FFTW execution (thread-safe, allocation-free) and sums.
+    @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        for i in 0..<frameCount {
+        var done = 0
+        while done < frameCount {
+            // Copy up to the next frame boundary (or the ring's end) in one contiguous run.
+            let nextFrame = position < size ? size : size + ((position - size) / hop + 1) * hop
             let slot = position % size
-            for c in 0..<channelCount { history[c * size + slot] = channels[c][i] }
-            position += 1
+            let n = min(min(frameCount - done, nextFrame - position), size - slot)
+            for c in 0..<channelCount {
+                let src = channels[c] + done, dst = history + c * size + slot
+                for i in 0..<n { dst[i] = src[i] }
+            }
+            counters[0] += n
+            done += n
             if position >= size && (position - size) % hop == 0 { analyseFrame() }
         }
     }
 
+    @_noLocks
     func analyseFrame() {
         let bins = binCount
         for k in 0..<bins { framePower[k] = 0 }
         let start = position % size  // oldest sample
         for c in 0..<channelCount {
             let h = history + c * size
-            for n in 0..<size { input[n] = h[(start + n) % size] * windowValues[n] }
-            fftwf_execute(plan)
+            let firstRun = size - start  // oldest samples: h[start..<size], then h[0..<start]
+            for n in 0..<firstRun { input[n] = h[start + n] * windowValues[n] }
+            for n in firstRun..<size { input[n] = h[n - firstRun] * windowValues[n] }
+            _unsafePerformance { fftwf_execute(plan) }
             for k in 0..<bins { let v = output[k]; framePower[k] += v.0 * v.0 + v.1 * v.1 }
         }
         let scale = 1 / Float(channelCount)
@@ -109,29 +131,21 @@ public final class SpectrumAnalyzer {
             averagePower[k] += a * (p - averagePower[k])
             peakPower[k] = max(peakPower[k], p)
         }
-        frames += 1
+        counters[1] += 1
     }
 
     // MARK: Results
 
     /// Sine-calibrated level of bin k in dBFS from averaged (or peak-held) power.
     public func levelDB(bin k: Int, peakHold: Bool = false) -> Double {
-        let p = Double(peakHold ? peakPower[k] : averagePower[k])
-        return p > 0 ? 20 * log10(2 * p.squareRoot() / windowSum) : -200
+        Self.levelDB(power: Double(peakHold ? peakPower[k] : averagePower[k]), windowSum: windowSum)
     }
 
     public func levelsDB(peakHold: Bool = false) -> [Double] { (0..<binCount).map { levelDB(bin: $0, peakHold: peakHold) } }
 
-    /// The strongest bin (above DC) with its frequency and level refined by parabolic
-    /// interpolation of the dB levels of it and its two neighbours.
+    /// The strongest bin (above DC), refined between bins (see the type's documentation).
     public var peak: (frequencyHz: Double, levelDB: Double) {
-        var best = 1
-        for k in 1..<(binCount - 1) where averagePower[k] > averagePower[best] { best = k }
-        let a = levelDB(bin: best - 1), b = levelDB(bin: best), c = levelDB(bin: min(binCount - 1, best + 1))
-        let denominator = a - 2 * b + c
-        let delta = denominator != 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
-        let level = window == .flatTop ? b : b - 0.25 * (a - c) * delta
-        return (frequency(ofBin: best) + delta * sampleRate / Double(size), level)
+        Self.peak(binCount: binCount, binWidth: sampleRate / Double(size), flatTop: window == .flatTop) { levelDB(bin: $0) }
     }
 
     /// One fractional-octave band: nominal centre, edges and power level in dBFS.
@@ -139,23 +153,69 @@ public final class SpectrumAnalyzer {
 
     /// Fractional-octave bands (`fraction` = 1, 3 or 6 per octave) from 20 Hz to min(20 kHz, Nyquist).
     public func bands(fraction b: Int) -> [Band] {
+        Self.bands(fraction: b, sampleRate: sampleRate, size: size, windowSquareSum: windowSquareSum) { Double(averagePower[$0]) }
+    }
+
+    // MARK: The maths, shared with `spectrum` nodes, whose control side reads published powers.
+
+    /// 20·log10(2·√power / Σw): a full-scale sine reads 0 dBFS at its peak bin.
+    public static func levelDB(power p: Double, windowSum: Double) -> Double {
+        p > 0 ? 20 * log10(2 * p.squareRoot() / windowSum) : -200
+    }
+
+    /// Parabolic interpolation of the dB levels around the strongest bin above DC.
+    public static func peak(binCount: Int, binWidth: Double, flatTop: Bool, level: (Int) -> Double) -> (frequencyHz: Double, levelDB: Double) {
+        var best = 1
+        for k in 1..<(binCount - 1) where level(k) > level(best) { best = k }
+        let a = level(best - 1), b = level(best), c = level(min(binCount - 1, best + 1))
+        let denominator = a - 2 * b + c
+        let delta = denominator != 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
+        return ((Double(best) + delta) * binWidth, flatTop ? b : b - 0.25 * (a - c) * delta)
+    }
+
+    /// Band powers from bin powers |X[k]|² (edge bins weighted by their overlap with the band).
+    public static func bands(fraction b: Int, sampleRate: Double, size: Int, windowSquareSum: Double, power: (Int) -> Double) -> [Band] {
         precondition([1, 3, 6].contains(b))
+        let binCount = size / 2 + 1, width = sampleRate / Double(size)
         var out: [Band] = []
         let g = pow(10, 3.0 / 10)
         for k in -60...60 {
             let fm = 1000 * pow(g, Double(k) / Double(b))
             let lo = fm * pow(g, -0.5 / Double(b)), hi = fm * pow(g, 0.5 / Double(b))
             guard hi > 20, fm <= min(20000, sampleRate / 2), hi <= sampleRate / 2 else { continue }
-            var power = 0.0
-            let width = sampleRate / Double(size)
+            var total = 0.0
             let first = max(1, Int((lo / width).rounded(.down)) - 1), last = min(binCount - 1, Int((hi / width).rounded(.up)) + 1)
             for bin in first...max(first, last) {
-                let f = frequency(ofBin: bin)
+                let f = Double(bin) * width
                 let overlap = max(0, min(hi, f + width / 2) - max(lo, f - width / 2)) / width
-                power += overlap * 2 * Double(averagePower[bin]) / (Double(size) * windowSquareSum)
+                total += overlap * 2 * power(bin) / (Double(size) * windowSquareSum)
             }
-            out.append(Band(centerHz: fm, lowerHz: lo, upperHz: hi, levelDB: power > 0 ? 10 * log10(power) : -200))
+            out.append(Band(centerHz: fm, lowerHz: lo, upperHz: hi, levelDB: total > 0 ? 10 * log10(total) : -200))
         }
         return out
     }
+}
+
+/// An owning wrapper of a ``SpectrumKernel`` (frees it on deinit) for offline callers.
+@dynamicMemberLookup
+public final class SpectrumAnalyzer {
+    public let kernel: SpectrumKernel
+
+    public static let sizes = SpectrumKernel.sizes
+
+    public init(size: Int, sampleRate: Double, channelCount: Int = 1, window: SpectrumWindow = .hann,
+                overlap: Double = 0.5, averagingSeconds: Double = 0) {
+        kernel = SpectrumKernel(size: size, sampleRate: sampleRate, channelCount: channelCount, window: window,
+                                overlap: overlap, averagingSeconds: averagingSeconds)
+    }
+
+    deinit { kernel.deallocate() }
+
+    public subscript<T>(dynamicMember path: KeyPath<SpectrumKernel, T>) -> T { kernel[keyPath: path] }
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) { kernel.process(channels, frameCount: frameCount) }
+    public func frequency(ofBin k: Int) -> Double { kernel.frequency(ofBin: k) }
+    public func levelDB(bin k: Int, peakHold: Bool = false) -> Double { kernel.levelDB(bin: k, peakHold: peakHold) }
+    public func levelsDB(peakHold: Bool = false) -> [Double] { kernel.levelsDB(peakHold: peakHold) }
+    public func bands(fraction b: Int) -> [SpectrumKernel.Band] { kernel.bands(fraction: b) }
+    public var peak: (frequencyHz: Double, levelDB: Double) { kernel.peak }
 }

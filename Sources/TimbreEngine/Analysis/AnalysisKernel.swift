@@ -18,20 +18,35 @@ public struct AnalysisKernel {
     let truePeak: TruePeakMeter
     let loudness: LoudnessMeter?
     let snapshot: SnapshotBuffer
-    /// [last 100 ms step at which integrated and range were computed, integrated, range].
+    /// [last 100 ms step at which integrated and range were computed, integrated, range,
+    /// spectrum frames last published].
     let cache: UnsafeMutablePointer<Double>
+    /// A `spectrum` node's analyser, and its published bin powers: [frames, bins…].
+    let spectrum: SpectrumKernel?
+    let spectrumSnapshot: SnapshotBuffer?
 
-    init(kind: AnalysisState.Kind, channelCount: Int, sampleRate: Double) {
+    init(kind: AnalysisState.Kind, channelCount: Int, sampleRate: Double, spectrum settings: SpectrumSettings? = nil) {
         self.kind = kind; self.channelCount = min(channelCount, Self.maxChannels)
         level = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
         truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
         loudness = kind == .loudness ? LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount) : nil
         snapshot = SnapshotBuffer(recordSize: Self.headerSize + Self.perChannel * self.channelCount)
-        cache = .allocate(capacity: 3)
-        cache.initialize(from: [-1, -.infinity, 0], count: 3)
+        cache = .allocate(capacity: 4)
+        cache.initialize(from: [-1, -.infinity, 0, 0], count: 4)
+        if let settings {
+            let k = SpectrumKernel(size: settings.size, sampleRate: sampleRate, channelCount: channelCount, window: settings.window,
+                                   overlap: 0.5, averagingSeconds: settings.averagingSeconds)
+            spectrum = k
+            spectrumSnapshot = SnapshotBuffer(recordSize: 1 + k.binCount)
+        } else {
+            spectrum = nil; spectrumSnapshot = nil
+        }
     }
 
-    func deallocate() { level.deallocate(); truePeak.deallocate(); loudness?.deallocate(); snapshot.deallocate(); cache.deallocate() }
+    func deallocate() {
+        level.deallocate(); truePeak.deallocate(); loudness?.deallocate(); snapshot.deallocate(); cache.deallocate()
+        spectrum?.deallocate(); spectrumSnapshot?.deallocate()
+    }
 
     /// Measures `frameCount` frames of the node's channels (left unchanged) and publishes.
     @_noLocks
@@ -54,6 +69,16 @@ public struct AnalysisKernel {
             }
             out[3] = clean(cache[1]); out[4] = cache[2]
         }
+        if let spectrum, let spectrumSnapshot {
+            spectrum.process(channels, frameCount: frameCount)
+            if Double(spectrum.frames) != cache[3] {  // a new frame: publish the averaged powers
+                cache[3] = Double(spectrum.frames)
+                let r = spectrumSnapshot.writeSlot
+                r[0] = Double(spectrum.frames)
+                for k in 0..<spectrum.binCount { r[1 + k] = Double(spectrum.averagePower[k]) }
+                spectrumSnapshot.publish()
+            }
+        }
         out[7] = Double(channelCount)
         for c in 0..<channelCount {
             let p = out + Self.headerSize + Self.perChannel * c
@@ -71,6 +96,17 @@ public struct AnalysisKernel {
         let r = snapshot.read()
         func v(_ x: Double) -> JSONValue { x <= -1000 ? .null : .number((x * 100).rounded() / 100) }
         var o: [String: JSONValue] = ["type": .string(kind.rawValue)]
+        if let spectrum, let spectrumSnapshot {
+            let p = spectrumSnapshot.read()
+            let bins = spectrum.binCount
+            func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: spectrum.windowSum) }
+            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), flatTop: spectrum.window == .flatTop, level: level)
+            let bands = SpectrumKernel.bands(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) { p[1 + $0] }
+            o["frames"] = .number(p[0])
+            o["fftSize"] = .number(Double(spectrum.size)); o["window"] = .string(spectrum.window.rawValue)
+            o["peakFrequencyHz"] = .number((peak.frequencyHz * 100).rounded() / 100); o["peakLevelDB"] = v(peak.levelDB)
+            o["bands"] = .array(bands.map { .object(["frequencyHz": .number(($0.centerHz * 10).rounded() / 10), "levelDB": v($0.levelDB)]) })
+        }
         if kind == .loudness {
             o["seconds"] = .number((r[0] * 100).rounded() / 100)
             o["momentaryLUFS"] = v(r[1]); o["shortTermLUFS"] = v(r[2]); o["integratedLUFS"] = v(r[3]); o["loudnessRangeLU"] = v(r[4])

@@ -92,7 +92,18 @@ public enum NodeKind: Sendable, Equatable {
     case pan(Double)
     /// A pass-through measurement: `meter` (peaks, RMS, clips, ballistics) or `loudness`
     /// (R 128 momentary, short-term, integrated, range, and the meter's values).
-    case analysis(AnalysisState.Kind)
+    case analysis(AnalysisState.Kind, spectrum: SpectrumSettings? = nil)
+}
+
+/// A `spectrum` node's analyser settings.
+public struct SpectrumSettings: Sendable, Equatable {
+    public var size: Int
+    public var window: SpectrumWindow
+    /// Exponential averaging time constant (0: the last frame only).
+    public var averagingSeconds: Double
+    public init(size: Int = 4096, window: SpectrumWindow = .hann, averagingSeconds: Double = 0.3) {
+        self.size = size; self.window = window; self.averagingSeconds = averagingSeconds
+    }
 }
 
 /// One band of the parametric EQ.

@@ -236,8 +236,18 @@ public enum PresetDecoder {
             kind = .pan(try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0)
         case "meter": kind = .analysis(.meter)
         case "loudness": kind = .analysis(.loudness)
+        case "spectrum":
+            var settings = SpectrumSettings()
+            if let f = try o.optional("fftSize") {
+                let n = try f.number(in: 256...32768, unit: "")
+                guard n == n.rounded() else { throw PresetError(path: f.path, "\(JSONValue.number(n).brief) is not a whole number") }
+                settings.size = Int(n)
+            }
+            if let w = try o.optional("window") { settings.window = try w.oneOf(SpectrumWindow.self) }
+            if let a = try o.optional("averaging") { settings.averagingSeconds = try a.number(in: 0...60, unit: "s") }
+            kind = .analysis(.spectrum, spectrum: settings)
         default:
-            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, meter, loudness)")
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, meter, loudness, spectrum)")
         }
         try o.finish()
         return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)

@@ -85,9 +85,12 @@ public final class RenderPlan {
                     if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
                 case .gain(let linear):
                     kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
-                case .analysis(let kind):
-                    let state = registry?.state(key: key, kind: kind, channels: channels, sampleRate: fs)
-                        ?? AnalysisState(kind: kind, channelCount: channels, sampleRate: fs)
+                case .analysis(let kind, let spectrum):
+                    if let spectrum, Double(spectrum.size) / fs > 2 {
+                        throw PresetError(path: node.path + ".fftSize", "\(spectrum.size) points are more than 2 s at \(JSONValue.number(fs).brief) Hz")
+                    }
+                    let state = registry?.state(key: key, kind: kind, channels: channels, sampleRate: fs, spectrum: spectrum)
+                        ?? AnalysisState(kind: kind, channelCount: channels, sampleRate: fs, spectrum: spectrum)
                     analysis.append((key, state))
                     kernel = .analysis(state.kernel)
                 case .pan(let p):
