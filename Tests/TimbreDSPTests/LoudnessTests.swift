@@ -63,7 +63,8 @@ import TimbreTestSupport
         ]
         for (name, x, expected) in cases {
             let m = Self.measure(x, rate: rate)
-            print(String(format: "Tech 3341 case %@ @ %.0f Hz: I %.3f LUFS (expected %.1f ±0.1)", name, rate, m.integratedLUFS, expected))
+            let oracle = x.count == 2 ? LoudnessOracleTests.libebur128(x, rate: rate).integrated : .nan
+            print(String(format: "Tech 3341 case %@ @ %.0f Hz: I %.3f LUFS (expected %.1f ±0.1; libebur128 %.3f)", name, rate, m.integratedLUFS, expected, oracle))
             #expect(Self.within(m.integratedLUFS, expected, 0.1), "case \(name): I \(m.integratedLUFS)")
             if name == "1" || name == "2" {
                 #expect(Self.within(m.momentaryLUFS, expected, 0.1) && Self.within(m.shortTermLUFS, expected, 0.1), "case \(name): M \(m.momentaryLUFS) S \(m.shortTermLUFS)")
@@ -115,7 +116,9 @@ import TimbreTestSupport
                 if isShortTerm { worst11 = max(worst11, abs(reading - level)) } else { worst14 = max(worst14, abs(reading - level)) }
             }
         }
-        print(String(format: "Tech 3341 @ %.0f Hz: case 10 max S worst %.3f LU, 11 %.3f, 13 max M worst %.3f, 14 %.3f (±0.1)", rate, worst10, worst11, worst13, worst14))
+        let ten = Self.tones([(-300, 0.5137), (-23, 3), (-300, 1)], rate: rate), thirteen = Self.tones([(-300, 0.5137), (-23, 0.4), (-300, 1)], rate: rate)
+        print(String(format: "Tech 3341 @ %.0f Hz: case 10 max S worst %.3f LU, 11 %.3f, 13 max M worst %.3f, 14 %.3f (±0.1); libebur128 on the first case-10 and case-13 segments: max S %.3f, max M %.3f",
+                     rate, worst10, worst11, worst13, worst14, LoudnessOracleTests.libebur128(ten, rate: rate).maxShortTerm, LoudnessOracleTests.libebur128(thirteen, rate: rate).maxMomentary))
         #expect(worst10 <= 0.1 && worst11 <= 0.1 && worst13 <= 0.1 && worst14 <= 0.1)
     }
 
@@ -164,7 +167,8 @@ import TimbreTestSupport
         ]
         for (name, x, expected) in cases {
             let tp = Self.truePeak(x, rate: rate)
-            print(String(format: "Tech 3341 case %@ @ %.0f Hz: true peak %.3f dBTP (expected %.1f +0.2/−0.4)", name, rate, tp, expected))
+            print(String(format: "Tech 3341 case %@ @ %.0f Hz: true peak %.3f dBTP (expected %.1f +0.2/−0.4; libebur128 %.3f)", name, rate, tp, expected,
+                         LoudnessOracleTests.libebur128(x, rate: rate).truePeak))
             #expect(tp <= expected + 0.2 && tp >= expected - 0.4, "case \(name): \(tp) dBTP")
         }
     }
@@ -178,8 +182,10 @@ import TimbreTestSupport
             ("3", [(-40, 20), (-20, 20)], 20), ("4", [(-50, 20), (-35, 20), (-20, 20), (-35, 20), (-50, 20)], 15),
         ]
         for (name, segments, expected) in cases {
-            let m = Self.measure(Self.tones(segments, rate: rate), rate: rate)
-            print(String(format: "Tech 3342 case %@ @ %.0f Hz: LRA %.2f LU (expected %.0f ±1)", name, rate, m.loudnessRangeLU, expected))
+            let x = Self.tones(segments, rate: rate)
+            let m = Self.measure(x, rate: rate)
+            print(String(format: "Tech 3342 case %@ @ %.0f Hz: LRA %.2f LU (expected %.0f ±1; libebur128 %.2f)", name, rate, m.loudnessRangeLU, expected,
+                         LoudnessOracleTests.libebur128(x, rate: rate).range))
             #expect(Self.within(m.loudnessRangeLU, expected, 1), "case \(name): \(m.loudnessRangeLU)")
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import TimbreDSP
 
-/// The render side of a `meter` or `loudness` node: a pass-through that feeds its meters and
-/// publishes a snapshot after every block. Raw memory only (copied freely, never
+/// The render side of a `meter`, `loudness` or `spectrum` node: a pass-through that feeds its
+/// meters and publishes a snapshot after every block. A `spectrum` node runs only its
+/// analyser (no level or true-peak meters: it costs what its FFTs cost). Raw memory only (copied freely, never
 /// reference-counted); allocated and freed by ``AnalysisState`` on the control thread.
 ///
 /// Snapshot record (Doubles): [seconds, momentary, shortTerm, integrated, range, maxMomentary,
@@ -17,6 +18,8 @@ public struct AnalysisKernel {
     let level: LevelMeter
     let truePeak: TruePeakMeter
     let loudness: LoudnessMeter?
+    /// Whether the level and true-peak meters run (not for `spectrum`).
+    let measuresLevels: Bool
     let snapshot: SnapshotBuffer
     /// [last 100 ms step at which integrated and range were computed, integrated, range,
     /// spectrum frames last published].
@@ -30,6 +33,7 @@ public struct AnalysisKernel {
         level = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
         truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
         loudness = kind == .loudness ? LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount) : nil
+        measuresLevels = kind != .spectrum
         snapshot = SnapshotBuffer(recordSize: Self.headerSize + Self.perChannel * self.channelCount)
         cache = .allocate(capacity: 4)
         cache.initialize(from: [-1, -.infinity, 0, 0], count: 4)
@@ -51,8 +55,10 @@ public struct AnalysisKernel {
     /// Measures `frameCount` frames of the node's channels (left unchanged) and publishes.
     @_noLocks
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        level.process(channels, frameCount: frameCount)
-        truePeak.process(channels, frameCount: frameCount)
+        if measuresLevels {
+            level.process(channels, frameCount: frameCount)
+            truePeak.process(channels, frameCount: frameCount)
+        }
         let out = snapshot.writeSlot
         func clean(_ v: Double) -> Double { v.isFinite ? v : -1000 }
         if let loudness {
@@ -79,7 +85,7 @@ public struct AnalysisKernel {
                 spectrumSnapshot.publish()
             }
         }
-        out[7] = Double(channelCount)
+        out[7] = measuresLevels ? Double(channelCount) : 0
         for c in 0..<channelCount {
             let p = out + Self.headerSize + Self.perChannel * c
             _unsafePerformance {
