@@ -6,7 +6,7 @@ import TimbreTestSupport
 /// The true-peak meter against sines whose inter-sample peak is known analytically (their amplitude).
 @Suite struct TruePeakTests {
     static func measure(_ x: [Float], rate: Double) -> TruePeakMeter {
-        var m = TruePeakMeter(sampleRate: rate, channelCount: 1)
+        let m = TruePeakMeter(sampleRate: rate, channelCount: 1)
         var copy = x
         var p = [copy.withUnsafeMutableBufferPointer { $0.baseAddress! }]
         m.process(&p, frameCount: x.count)
