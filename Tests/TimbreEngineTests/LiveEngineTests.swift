@@ -184,14 +184,16 @@ import TimbreTestSupport
     /// torn plan, a half-adopted state or a race in plan retirement would show as a deviation.
     /// Also run under ThreadSanitizer by `make tsan`.
     @Test func concurrentRenderAndEdits() async throws {
-        // Consecutive documents differ in section count, so the EQ never continues state
-        // designed for other coefficients (that transient is legitimate, not a race) and
-        // each new EQ fades in from rest, where boost-then-inverse-cut is exactly flat.
+        // Every document's EQ has its own id, so no EQ ever continues state designed for other
+        // coefficients (the control thread may publish twice before the audio thread adopts,
+        // so "consecutive" plans are not the ones it sees; continuing another design's state
+        // is a legitimate small transient, not a race) and each EQ fades in from rest, where
+        // boost-then-inverse-cut is exactly flat.
         func flat(_ k: Int) -> JSONValue {
             let f = 200 + 97 * (k % 100), g = 3 + k % 9
             let pair = #"{"frequency": \#(f), "gain": \#(g), "q": 1.5}, {"frequency": \#(f), "gain": -\#(g), "q": 1.5}"#
             let bands = k % 2 == 0 ? pair : pair + #", {"frequency": 5000, "gain": 4}, {"frequency": 5000, "gain": -4}"#
-            return Self.document(#"{"type": "highpass", "id": "hp", "frequency": 20, "bypass": true}, {"type": "eq", "id": "eq", "bands": [\#(bands)]}, {"type": "gain", "id": "g", "gain": 0}, {"type": "pan", "id": "pan", "pan": 0}"#)
+            return Self.document(#"{"type": "highpass", "id": "hp", "frequency": 20, "bypass": true}, {"type": "eq", "id": "eq\#(k)", "bands": [\#(bands)]}, {"type": "gain", "id": "g", "gain": 0}, {"type": "pan", "id": "pan", "pan": 0}"#)
         }
         let engine = try LiveEngine(document: flat(0), sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2)
         let d = Driver(engine, block: 64)
