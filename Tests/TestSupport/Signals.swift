@@ -30,3 +30,20 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension Signals {
+    /// Feeds planar `channels` to `body` in blocks of `size` frames (the last one shorter):
+    /// `body(pointers, frameCount, framesDoneAfterThisBlock)`.
+    public static func forEachBlock(_ channels: [[Float]], size: Int,
+                                    _ body: (UnsafePointer<UnsafeMutablePointer<Float>>, Int, Int) -> Void) {
+        var copies = channels
+        let n = channels.first?.count ?? 0
+        var start = 0
+        while start < n {
+            let k = min(size, n - start)
+            let pointers = (0..<copies.count).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! + start } }
+            pointers.withUnsafeBufferPointer { body($0.baseAddress!, k, start + k) }
+            start += k
+        }
+    }
+}

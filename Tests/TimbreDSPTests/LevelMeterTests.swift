@@ -7,14 +7,7 @@ import TimbreTestSupport
 @Suite struct LevelMeterTests {
     static func run(_ x: [Float], rate: Double = 48000, block: Int = 256) -> LevelMeter {
         let m = LevelMeter(sampleRate: rate, channelCount: 1)
-        var copy = x
-        var start = 0
-        while start < x.count {
-            let k = min(block, x.count - start)
-            var p = [copy.withUnsafeMutableBufferPointer { $0.baseAddress! + start }]
-            m.process(&p, frameCount: k)
-            start += k
-        }
+        Signals.forEachBlock([x], size: block) { p, k, _ in m.process(p, frameCount: k) }
         return m
     }
 

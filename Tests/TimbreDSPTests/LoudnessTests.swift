@@ -30,15 +30,9 @@ import TimbreTestSupport
     static func measure(_ x: [[Float]], rate: Double, block: Int = 480, shortTermRateHz: Int = 10,
                         each: ((LoudnessMeter, Int) -> Void)? = nil) -> LoudnessMeter {
         let m = LoudnessMeter(sampleRate: rate, channelCount: x.count, shortTermRateHz: shortTermRateHz)
-        var copies = x
-        let n = x[0].count
-        var start = 0
-        while start < n {
-            let k = min(block, n - start)
-            var ptrs = (0..<copies.count).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! + start } }
-            m.process(&ptrs, frameCount: k)
-            start += k
-            each?(m, start)
+        Signals.forEachBlock(x, size: block) { p, k, done in
+            m.process(p, frameCount: k)
+            each?(m, done)
         }
         return m
     }

@@ -7,14 +7,7 @@ import TimbreTestSupport
 @Suite struct SpectrumAnalyzerTests {
     static func analyse(_ x: [Float], rate: Double = 48000, size: Int, window: SpectrumWindow, averaging: Double = .infinity, block: Int = 1000) -> SpectrumAnalyzer {
         let a = SpectrumAnalyzer(size: size, sampleRate: rate, window: window, overlap: 0.5, averagingSeconds: averaging)
-        var copy = x
-        var start = 0
-        while start < x.count {
-            let k = min(block, x.count - start)
-            var p = [copy.withUnsafeMutableBufferPointer { $0.baseAddress! + start }]
-            a.process(&p, frameCount: k)
-            start += k
-        }
+        Signals.forEachBlock([x], size: block) { p, k, _ in a.process(p, frameCount: k) }
         return a
     }
 
