@@ -53,7 +53,11 @@ struct ResponseCommand: ParsableCommand {
                 curves.reduce((scale, 0.0)) { acc, c in (acc.0 * c[i].re - acc.1 * c[i].im, acc.0 * c[i].im + acc.1 * c[i].re) }
             }
         }
-        let active = p.allNodes.filter { !$0.bypass }
+        // Measuring nodes pass audio unchanged: no curve of their own.
+        let active = p.allNodes.filter { node in
+            if case .analysis = node.kind { return false }
+            return !node.bypass
+        }
         let nodeCurves = active.map { Curve(name: $0.id ?? $0.path, response: response($0)) }
         var totals: [Curve] = []
         switch p.form {

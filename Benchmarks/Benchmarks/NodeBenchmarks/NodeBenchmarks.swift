@@ -52,7 +52,7 @@ let nodes: [(String, String)] = [
     ("eq 10 bands", #"{"type": "eq", "bands": [{"gain": 1},{"gain": -2},{"gain": 3},{"gain": -1},{"gain": 2},{"gain": -3},{"gain": 1},{"gain": 2},{"gain": -1},{"gain": 3}]}"#),
     ("meter node (peak, true peak, RMS, clips, ballistics)", #"{"type": "meter"}"#),
     ("loudness node (R 128 + meter values)", #"{"type": "loudness"}"#),
-    ("spectrum node (4096 Hann, meter values)", #"{"type": "spectrum", "fftSize": 4096}"#),
+    ("spectrum node (4096 Hann, 50 % overlap)", #"{"type": "spectrum", "fftSize": 4096}"#),
     ("podcast-voice chain", #"{"type": "highpass", "frequency": 80, "slope": 24}, {"type": "eq", "bands": [{"frequency": 200, "gain": -2}, {"frequency": 450, "gain": -2.5, "q": 1.4}, {"frequency": 3000, "gain": 2.5}, {"frequency": 6500, "gain": -1.5, "q": 2}, {"frequency": 12000, "gain": 2, "q": 0.7, "shape": "highshelf"}]}, {"type": "gain", "gain": -1}"#),
 ]
 

@@ -86,7 +86,7 @@ public struct AnalysisKernel {
             }
         }
         out[7] = measuresLevels ? Double(channelCount) : 0
-        for c in 0..<channelCount {
+        for c in 0..<(measuresLevels ? channelCount : 0) {
             let p = out + Self.headerSize + Self.perChannel * c
             _unsafePerformance {
                 p[0] = level.samplePeakDBFS(channel: c); p[1] = clean(20 * log10(Double(truePeak.peak(channel: c))))
