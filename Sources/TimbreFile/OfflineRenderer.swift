@@ -145,8 +145,9 @@ public enum OfflineRenderer {
         let start = Date()
         var frames: Int64 = 0
         var peak: Float = 0
-        let truePeak = TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount)
-        defer { truePeak.deallocate() }
+        // The summary's true peak: the loudness analyser's when metering (not measured twice).
+        let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount) : nil
+        defer { ownTruePeak?.deallocate() }
         do throws(AudioFileError) {
             while true {
                 let n = try reader.read(into: inPtrs, maxFrames: block)
@@ -166,7 +167,7 @@ public enum OfflineRenderer {
                     let p = outPtrs[c]
                     for i in 0..<n { peak = max(peak, abs(p[i])) }
                 }
-                truePeak.process(outPtrs, frameCount: n)
+                ownTruePeak?.process(outPtrs, frameCount: n)
                 analyzer?.process(outPtrs, frameCount: n)
                 try writer?.write(outPtrs, frameCount: n)
                 frames += Int64(n)
@@ -182,7 +183,7 @@ public enum OfflineRenderer {
             throw .file(error)
         }
         return RenderSummary(frames: frames, sampleRate: reader.sampleRate, inputChannels: inCount, outputChannels: outCount,
-                             peak: peak, truePeak: max(peak, truePeak.peak), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
+                             peak: peak, truePeak: max(peak, ownTruePeak?.peak ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
                              loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
     }
 }

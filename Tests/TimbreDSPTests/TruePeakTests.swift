@@ -5,12 +5,12 @@ import TimbreTestSupport
 
 /// The true-peak meter against sines whose inter-sample peak is known analytically (their amplitude).
 @Suite struct TruePeakTests {
-    static func measure(_ x: [Float], rate: Double) -> TruePeakMeter {
+    /// The meter's reading of `x` (linear and dBTP); the meter is freed here.
+    static func measure(_ x: [Float], rate: Double) -> (peak: Float, peakDBTP: Double) {
         let m = TruePeakMeter(sampleRate: rate, channelCount: 1)
-        var copy = x
-        var p = [copy.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        m.process(&p, frameCount: x.count)
-        return m
+        defer { m.deallocate() }
+        Signals.forEachBlock([x], size: x.count) { p, n, _ in m.process(p, frameCount: n) }
+        return (m.peak, m.peakDBTP)
     }
 
     /// A full-scale sine at fs/4 sampled at ±45°: sample peak −3.01 dBFS. Its crest lies midway

@@ -78,7 +78,6 @@ public struct LoudnessMeter {
         state.initialize(repeating: 0, count: 5 * channelCount)
         scalars.initialize(repeating: 0, count: Slot.count.rawValue)
         scalars[Slot.nextTick.rawValue] = (sampleRate / 100).rounded()
-        scalars[Slot.momentary.rawValue] = 0; scalars[Slot.maxMomentary.rawValue] = 0; scalars[Slot.maxShortTerm.rawValue] = 0
         ringEnergy.initialize(repeating: 0, count: Self.ringTicks)
         ringCount.initialize(repeating: 0, count: Self.ringTicks)
         blockHistogram.initialize(repeating: 0, count: 2 * Self.binCount)
