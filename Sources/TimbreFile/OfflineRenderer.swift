@@ -17,11 +17,26 @@ public struct RenderRequest: Sendable {
     public var dither: Bool
     /// Measure the output's loudness (``RenderSummary/loudness``).
     public var meter: Bool
+    /// Output sample rate (nil: the input's). The file is converted before the preset, which
+    /// runs at this rate.
+    public var sampleRate: Int?
+    /// Playback speed (0.25…4 varispeed): the output lasts input duration / speed.
+    public var speed: Double
+    public var rateMode: RateMode
+    public var quality: ResamplerQuality
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
         self.inputPath = inputPath; self.outputPath = outputPath; self.preset = preset
         self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither; self.meter = meter
+        sampleRate = nil; speed = 1; rateMode = .varispeed; quality = .high
+    }
+
+    /// Output frames per input frame: (output rate / input rate) / speed, as a fraction (the
+    /// speed taken as the nearest fraction with terms ≤ 1000, exact for decimal speeds like 1.25).
+    public func conversionRatio(inputRate: Int) -> RationalRatio {
+        let speedFraction = RationalRatio(approximating: speed, limit: 1000)
+        return RationalRatio((sampleRate ?? inputRate) * speedFraction.downsampling, inputRate * speedFraction.upsampling)
     }
 }
 
@@ -107,25 +122,38 @@ public enum OfflineRenderer {
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         _ = try resolveFormat(request)  // usage errors before touching any file
         guard request.blockFrames >= 1 else { throw .usage("block size must be at least 1") }
+        guard ParameterRanges.varispeed.contains(request.speed) else {
+            throw .usage("speed \(request.speed) is out of range (allowed \(ParameterRanges.varispeed.lowerBound)…\(ParameterRanges.varispeed.upperBound))")
+        }
+        if let rate = request.sampleRate, !ParameterRanges.sampleRate.contains(Double(rate)) {
+            throw .usage("sample rate \(rate) Hz is out of range (allowed \(Int(ParameterRanges.sampleRate.lowerBound))…\(Int(ParameterRanges.sampleRate.upperBound)) Hz)")
+        }
+        if request.speed != 1 && request.rateMode == .timestretch {
+            throw .usage("a speed change with the pitch kept (time-stretch) is not available yet; use rate mode varispeed")
+        }
         let reader: SoundFileReader
         do { reader = try SoundFileReader(path: request.inputPath) } catch { throw .file(error) }
+        let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
+        let source: ConvertingFileSource
+        source = try ConvertingFileSource(reader: reader, ratio: request.conversionRatio(inputRate: Int(reader.sampleRate)),
+                                          quality: request.quality, maximumFrames: request.blockFrames)
         let inputEncoding = SampleEncoding(libsndfileFormat: reader.formatCode)
         let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
         let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"
         let plan: RenderPlan
         do {
             plan = try RenderPlan(preset: request.preset, format: RenderFormat(
-                sampleRate: reader.sampleRate, inputChannelCount: reader.channelCount, maxBlockFrames: request.blockFrames))
+                sampleRate: outputRate, inputChannelCount: reader.channelCount, maxBlockFrames: request.blockFrames))
         } catch { throw .preset(file: presetName, error) }
         var writer: SoundFileWriter?
         if !measureOnly {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
-                                             sampleRate: Int(reader.sampleRate), channelCount: plan.outputChannelCount,
+                                             sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
                                              dither: request.dither)
             } catch { throw .file(error) }
         }
-        let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: reader.sampleRate, channelCount: plan.outputChannelCount) : nil
+        let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
 
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
@@ -146,20 +174,12 @@ public enum OfflineRenderer {
         var frames: Int64 = 0
         var peak: Float = 0
         // The summary's true peak: the loudness analyser's when metering (not measured twice).
-        let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: reader.sampleRate, channelCount: outCount) : nil
+        let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: outputRate, channelCount: outCount) : nil
         defer { ownTruePeak?.deallocate() }
         do throws(AudioFileError) {
             while true {
-                let n = try reader.read(into: inPtrs, maxFrames: block)
+                let n = try source.read(into: inPtrs, maxFrames: block)
                 if n == 0 { break }
-                for c in 0..<inCount {
-                    if let i = NonFiniteScan.firstIndex(inPtrs[c], count: n) {
-                        let frame = frames + Int64(i)
-                        throw AudioFileError(path: request.inputPath, String(
-                            format: "frame %lld (channel %d, %.6f s) is %@: the input holds non-finite samples", frame, c + 1,
-                            Double(frame) / reader.sampleRate, inPtrs[c][i].isNaN ? "NaN" : "infinite"))
-                    }
-                }
                 if plan.render(input: inConst, output: outPtrs, frameCount: n) > 0 {
                     throw AudioFileError(path: request.inputPath, "processing produced non-finite samples in frames \(frames)…\(frames + Int64(n) - 1)")
                 }
@@ -171,7 +191,7 @@ public enum OfflineRenderer {
                 analyzer?.process(outPtrs, frameCount: n)
                 try writer?.write(outPtrs, frameCount: n)
                 frames += Int64(n)
-                progress?(RenderProgress(framesDone: frames, framesTotal: reader.frameCount, sampleRate: reader.sampleRate,
+                progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }
             if frames == 0 {
@@ -182,7 +202,7 @@ public enum OfflineRenderer {
             writer?.abort()
             throw .file(error)
         }
-        return RenderSummary(frames: frames, sampleRate: reader.sampleRate, inputChannels: inCount, outputChannels: outCount,
+        return RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
                              peak: peak, truePeak: max(peak, ownTruePeak?.peak ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
                              loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
     }

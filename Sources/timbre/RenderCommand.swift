@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TimbreDSP
 import TimbreEngine
 import TimbreFile
 
@@ -25,6 +26,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Output container: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String?
     @Option(name: .long, help: "Sample encoding: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")).") var encoding: String?
     @Option(name: .long, help: "Dither for ≤16-bit output: tpdf or none.") var dither: String = "tpdf"
+    @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted with the band-limited resampler before the preset runs.") var sampleRate: Int?
+    @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
+    @Option(name: .long, help: "With --speed: varispeed (pitch follows the speed, as tape does) or timestretch (pitch kept).") var rateMode: String = "timestretch"
+    @Option(name: .long, help: "Resampler quality: high (145 dB, passband to 0.9 of Nyquist) or fast (100 dB, a third of the work).") var quality: String = "high"
     @Flag(name: .shortAndLong, help: "No progress bar and no summary (warnings still go to stderr).") var quiet = false
     @Flag(name: .long, help: "Print the summary as JSON (the fields of 'timbre info --json' plus peaks, clipping, speed).") var json = false
     @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it after rendering.") var meter = false
@@ -50,9 +55,21 @@ struct RenderCommand: ParsableCommand {
         guard dither == "tpdf" || dither == "none" else { throw CLIError.usage("--dither \(dither) is not known (allowed: tpdf, none)") }
         if let normalize, !(-70...0).contains(normalize) { throw CLIError.usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
         guard (-20...0).contains(truePeakCeiling) else { throw CLIError.usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
+        guard let mode = RateMode(rawValue: rateMode) else { throw CLIError.usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
+        guard let resamplerQuality = ResamplerQuality(rawValue: quality) else { throw CLIError.usage("--quality \(quality) is not known (allowed: high, fast)") }
+        guard speed.isFinite, ParameterRanges.varispeed.contains(speed) else {
+            throw CLIError.usage("--speed \(speed) is out of range (allowed 0.25…4)")
+        }
+        if let sampleRate, !ParameterRanges.sampleRate.contains(Double(sampleRate)) {
+            throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
+        }
+        if speed != 1 && mode == .timestretch {
+            throw CLIError.usage("--speed with the pitch kept (--rate-mode timestretch) is not available yet; add --rate-mode varispeed")
+        }
         let (p, label) = try PresetLoader.load(preset)
         var request = RenderRequest(inputPath: input, outputPath: output, preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither == "tpdf", meter: meter || normalize != nil)
+        request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.quality = resamplerQuality
         var bar = ProgressBar(enabled: !quiet)
         var normalization: (gainDB: Double, limited: Bool)?
         if let target = normalize {

@@ -9,6 +9,10 @@ public enum ParameterRanges {
     public static let volume: ClosedRange<Double> = 0...1
     public static let pan: ClosedRange<Double> = -1...1
     public static let maxEQBands = 10
+    /// Output sample rates a render converts to (Hz).
+    public static let sampleRate: ClosedRange<Double> = 8000...384_000
+    /// Speeds with the pitch following (varispeed), as a factor of the original.
+    public static let varispeed: ClosedRange<Double> = 0.25...4
     /// Filters must stay below this fraction of the sample rate.
     public static let nyquistFraction = 0.49
 

@@ -1,0 +1,154 @@
+/// A band-limited sample-rate converter for planar Float audio, fixed rational ratio
+/// (``PolyphaseFilterBank``), pull model, real-time safe.
+///
+/// The caller asks how many input frames the next `n` output frames need
+/// (``inputFramesNeeded(forOutputFrames:)``), fetches exactly that many from its source and
+/// hands both to ``process(input:inputFrames:output:outputFrames:)``, which produces exactly
+/// `n` frames. Nothing is allocated after `init`; ``process`` is `@_noLocks`.
+///
+/// Alignment: output frame n is the input signal at time n·M/L (input frames), so output 0
+/// is input 0 and a file converts without delay — the ``latencyInputFrames`` are lookahead
+/// the caller supplies (a file source reads ahead; a live input would be delayed by them).
+/// The output of a whole signal of N frames has ⌈N·L/M⌉ frames
+/// (``outputFrames(forInputFrames:)``); the resampler's tail is flushed with zeros.
+///
+/// The result does not depend on how the stream is split into calls.
+///
+/// ```swift
+/// var resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, maximumOutputFrames: 1024)!
+/// defer { resampler.deallocate() }
+/// let need = resampler.inputFramesNeeded(forOutputFrames: 1024)
+/// // read `need` frames into `input`, then:
+/// resampler.process(input: input, inputFrames: need, output: output, outputFrames: 1024)
+/// ```
+public struct Resampler {
+    public let bank: PolyphaseFilterBank
+    public let channelCount: Int
+    public let maximumOutputFrames: Int
+    /// Input frames of lookahead: the input reaches this far past the output position.
+    public var latencyInputFrames: Int { bank.halfLength }
+    /// The lookahead in output frames (what a live stream would be delayed by).
+    public var latencyOutputFrames: Double { Double(bank.halfLength) * bank.ratio.value }
+    public var ratio: RationalRatio { bank.ratio }
+
+    /// Per channel `capacity` Doubles of history: absolute input frames `start ..< start + count`.
+    @usableFromInline let history: UnsafeMutablePointer<Double>
+    @usableFromInline let capacity: Int
+    /// [0] absolute index of history[0], [1] frames held, [2] integer position of the next
+    /// output, [3] its phase (0 ..< L).
+    @usableFromInline let cursor: UnsafeMutablePointer<Int>
+
+    /// A converter between two whole-Hz rates; nil if the pair needs a bigger table than
+    /// ``PolyphaseFilterBank/maximumCoefficients`` (see ``init(ratio:channelCount:quality:maximumOutputFrames:)``).
+    public init?(inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int) {
+        self.init(ratio: RationalRatio(inputRate: inputRate, outputRate: outputRate), channelCount: channelCount,
+                  quality: quality, maximumOutputFrames: maximumOutputFrames)
+    }
+
+    /// A converter producing `ratio.upsampling` output frames per `ratio.downsampling` input
+    /// frames, at most `maximumOutputFrames` per ``process`` call.
+    public init?(ratio: RationalRatio, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int) {
+        guard channelCount >= 1, maximumOutputFrames >= 1,
+              let bank = PolyphaseFilterBank(ratio: ratio, quality: quality) else { return nil }
+        self.bank = bank
+        self.channelCount = channelCount
+        self.maximumOutputFrames = maximumOutputFrames
+        // History kept between calls (< K frames) + the most one call can add.
+        let maximumInput = (maximumOutputFrames * ratio.downsampling) / ratio.upsampling + 2
+        capacity = bank.tapsPerPhase + maximumInput + 1
+        history = .allocate(capacity: channelCount * capacity)
+        cursor = .allocate(capacity: 4)
+        cursor.initialize(repeating: 0, count: 4)
+        reset()
+    }
+
+    /// Frees the storage. Call once, off the render thread.
+    public func deallocate() { bank.deallocate(); history.deallocate(); cursor.deallocate() }
+
+    /// Back to the start of a stream: silence before input frame 0, output 0 at input 0.
+    public func reset() {
+        history.update(repeating: 0, count: channelCount * capacity)
+        // Frames −(K/2 − 1) … −1 are the silence before the signal.
+        cursor[0] = -(bank.halfLength - 1)
+        cursor[1] = bank.halfLength - 1
+        cursor[2] = 0
+        cursor[3] = 0
+    }
+
+    /// Output frames a signal of `inputFrames` frames converts to: ⌈N·L/M⌉.
+    public func outputFrames(forInputFrames n: Int64) -> Int64 {
+        let l = Int64(bank.ratio.upsampling), m = Int64(bank.ratio.downsampling)
+        return (n * l + m - 1) / m
+    }
+
+    /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
+    @inlinable @_noLocks
+    public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
+        guard outputFrames > 0 else { return 0 }
+        let l = bank.ratio.upsampling, m = bank.ratio.downsampling
+        let last = cursor[2] + (cursor[3] + (outputFrames - 1) * m) / l
+        let have = cursor[0] + cursor[1]
+        return Swift.max(0, last + bank.halfLength + 1 - have)
+    }
+
+    /// Appends `inputFrames` frames (exactly ``inputFramesNeeded(forOutputFrames:)``) and
+    /// writes `outputFrames` converted frames.
+    @inlinable @_noLocks
+    public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
+                        output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
+        precondition(outputFrames <= maximumOutputFrames && cursor[1] + inputFrames <= capacity,
+                     "Resampler.process: more frames than it was built for")
+        let k = bank.tapsPerPhase, half = bank.halfLength
+        let l = bank.ratio.upsampling, m = bank.ratio.downsampling
+        let step = m / l, stepPhase = m % l
+        let held = cursor[1]
+        for c in 0..<channelCount {
+            let h = history + c * capacity + held
+            let x = input[c]
+            for i in 0..<inputFrames { h[i] = Double(x[i]) }
+        }
+        let start = cursor[0]
+        var position = cursor[2], phase = cursor[3]
+        for n in 0..<outputFrames {
+            let first = position - half + 1 - start  // history index of tap 0
+            let coefficients = UnsafePointer(bank.taps + phase * k)
+            for c in 0..<channelCount {
+                output[c][n] = Float(Self.dot(coefficients, UnsafePointer(history + c * capacity + first), count: k))
+            }
+            position += step
+            phase += stepPhase
+            if phase >= l { phase -= l; position += 1 }
+        }
+        // Keep the frames the next output still reaches (from position − K/2 + 1 on).
+        let total = held + inputFrames
+        let keepFrom = Swift.min(total, Swift.max(0, position - half + 1 - start))
+        if keepFrom > 0 {
+            for c in 0..<channelCount {
+                let h = history + c * capacity
+                for i in 0..<(total - keepFrom) { h[i] = h[i + keepFrom] }
+            }
+        }
+        cursor[0] = start + keepFrom
+        cursor[1] = total - keepFrom
+        cursor[2] = position
+        cursor[3] = phase
+    }
+
+    /// Σ a[i]·b[i] over `count` (a multiple of 8) Doubles, in four independent SIMD sums.
+    @inlinable @inline(__always) @_noLocks
+    static func dot(_ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, count: Int) -> Double {
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        var s0 = SIMD2<Double>(), s1 = SIMD2<Double>(), s2 = SIMD2<Double>(), s3 = SIMD2<Double>()
+        var i = 0
+        while i < count {
+            let o = i * MemoryLayout<Double>.stride
+            s0 += ra.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
+            s1 += ra.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
+            s2 += ra.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
+            s3 += ra.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
+            i += 8
+        }
+        let s = (s0 + s1) + (s2 + s3)
+        return s[0] + s[1]
+    }
+}

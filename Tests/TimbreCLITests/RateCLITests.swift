@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// `timbre render --sample-rate / --speed` as a user runs it, against analytic sines and sox's
+/// own very-high-quality converter (`rate -v`) as an independent oracle.
+@Suite(.serialized) struct RateCLITests {
+    static func info(_ path: String) throws -> [String: Any] {
+        let r = try CLI.run(["info", path, "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first ?? [:]
+    }
+
+    /// 44.1 → 48 kHz: length ⌈N·160/147⌉, THD+N of the written file by a sine fit, and agreement with sox.
+    @Test func convertsLikeSoxVeryHigh() throws {
+        let d = try CLI.tempDir()
+        // 2 s of a 1 kHz sine at −6 dBFS (computed in Double, stored as float), stereo.
+        let tone = Signals.sine(88_200, hz: 1000, amplitude: 0.5, rate: 44_100)
+        try OutputEncodingTests.writeFloatWAV(d + "/in.wav", [tone, tone], rate: 44_100)
+        let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/ours.wav", "--preset", "flat", "-r", "48000", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let i = try Self.info(d + "/ours.wav")
+        #expect(i["sampleRate"] as? Double == 48000)
+        #expect(i["frames"] as? Double == Double((88_200 * 160 + 146) / 147))
+        try CLI.tool(["sox", d + "/in.wav", "-e", "floating-point", "-b", "32", d + "/sox.wav", "rate", "-v", "48000"])
+        let ours = try RenderCLITests.readFloats(d + "/ours.wav"), theirs = try RenderCLITests.readFloats(d + "/sox.wav")
+        let left = stride(from: 0, to: ours.count, by: 2).map { ours[$0] }
+        let fit = SineFit.fit(left, hz: 1000, rate: 48000, margin: 2000)
+        print("render -r 48000: THD+N \(String(format: "%.1f", fit.thdnDB)) dB; sox rate -v frames \(theirs.count / 2), ours \(ours.count / 2)")
+        #expect(fit.thdnDB <= -140)
+        // sox's converter is linear phase and aligned too: the two agree far below audibility.
+        let n = min(ours.count, theirs.count)
+        var diff = 0.0, energy = 0.0
+        for k in 4000..<(n - 4000) { let e = Double(ours[k] - theirs[k]); diff += e * e; energy += Double(theirs[k]) * Double(theirs[k]) }
+        let agreement = 10 * log10(diff / energy)
+        print("render -r 48000 vs sox rate -v: difference \(String(format: "%.1f", agreement)) dB")
+        #expect(agreement <= -100, "differs from sox rate -v by \(agreement) dB")
+    }
+
+    /// Varispeed 2×: half the frames, the tone an octave up, at the input's rate.
+    @Test func varispeedDoublesThePitch() throws {
+        let d = try CLI.tempDir()
+        try OutputEncodingTests.writeFloatWAV(d + "/in.wav", [Signals.sine(48_000, hz: 440, amplitude: 0.5, rate: 48_000)])
+        let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/fast.wav", "--preset", "flat", "--speed", "2", "--rate-mode", "varispeed", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try RenderCLITests.readFloats(d + "/fast.wav")
+        #expect(out.count == 24_000)
+        let fit = SineFit.fit(out, hz: 880, rate: 48000, margin: 500)
+        #expect(fit.thdnDB <= -120, "THD+N at 880 Hz: \(fit.thdnDB) dB")
+        #expect(abs(20 * log10(fit.amplitude / 0.5)) < 0.01)
+    }
+
+    @Test func badRateOptionsAreUsageErrors() throws {
+        let d = try CLI.tempDir()
+        try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", d + "/in.wav", "synth", "0.1", "sine", "440"])
+        for (args, mention) in [(["-r", "1000"], "8000…384000"), (["--speed", "5", "--rate-mode", "varispeed"], "0.25…4"),
+                                (["--rate-mode", "chipmunk"], "timestretch, varispeed"), (["--quality", "best"], "high, fast")] {
+            let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/out.wav", "--preset", "flat"] + args)
+            #expect(r.status == 1, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(mention), "\(args): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: d + "/out.wav"))
+        }
+    }
+}
