@@ -24,6 +24,18 @@ let package = Package(
             path: "Benchmarks/AnalysisBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // libsoxr (Debian libsoxr-dev), measured beside Timbre's resampler in the same run.
+        .systemLibrary(name: "CSoxrBench", path: "Benchmarks/CSoxrBench", pkgConfig: "soxr"),
+        .executableTarget(
+            name: "RateBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TimbreDSP", package: "Timbre"),
+                "CSoxrBench",
+            ],
+            path: "Benchmarks/RateBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "NodeBenchmarks",
             dependencies: [

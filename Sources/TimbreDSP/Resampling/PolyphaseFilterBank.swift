@@ -41,7 +41,7 @@ public struct PolyphaseFilterBank {
         let cutoff = (passband + nyquist) / 2
         let length = KaiserWindow.length(attenuationDB: quality.attenuationDB, transitionWidth: nyquist - passband)
         let halfWidth = Double(length) / 2
-        let k = (2 * Int(halfWidth.rounded(.up)) + 7) / 8 * 8
+        let k = (2 * Int(halfWidth.rounded(.up)) + 7) / 8 * 8  // the dot kernels take multiples of 8
         guard l * k <= Self.maximumCoefficients else { return nil }
         self.ratio = ratio; self.quality = quality
         tapsPerPhase = k; halfLength = k / 2

@@ -1,3 +1,5 @@
+import CTimbreSupport
+
 /// A band-limited sample-rate converter for planar Float audio, fixed rational ratio
 /// (``PolyphaseFilterBank``), pull model, real-time safe.
 ///
@@ -112,8 +114,17 @@ public struct Resampler {
         for n in 0..<outputFrames {
             let first = position - half + 1 - start  // history index of tap 0
             let coefficients = UnsafePointer(bank.taps + phase * k)
-            for c in 0..<channelCount {
-                output[c][n] = Float(Self.dot(coefficients, UnsafePointer(history + c * capacity + first), count: k))
+            var c = 0
+            while c + 1 < channelCount {
+                let x0 = UnsafePointer(history + c * capacity + first), x1 = x0 + capacity
+                var y0 = 0.0, y1 = 0.0
+                _unsafePerformance { timbre_dot2_f64(coefficients, x0, x1, k, &y0, &y1) }
+                output[c][n] = Float(y0); output[c + 1][n] = Float(y1)
+                c += 2
+            }
+            if c < channelCount {
+                let x = UnsafePointer(history + c * capacity + first)
+                output[c][n] = Float(_unsafePerformance { timbre_dot_f64(coefficients, x, k) })
             }
             position += step
             phase += stepPhase
@@ -132,23 +143,5 @@ public struct Resampler {
         cursor[1] = total - keepFrom
         cursor[2] = position
         cursor[3] = phase
-    }
-
-    /// Σ a[i]·b[i] over `count` (a multiple of 8) Doubles, in four independent SIMD sums.
-    @inlinable @inline(__always) @_noLocks
-    static func dot(_ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, count: Int) -> Double {
-        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
-        var s0 = SIMD2<Double>(), s1 = SIMD2<Double>(), s2 = SIMD2<Double>(), s3 = SIMD2<Double>()
-        var i = 0
-        while i < count {
-            let o = i * MemoryLayout<Double>.stride
-            s0 += ra.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o, as: SIMD2<Double>.self)
-            s1 += ra.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 16, as: SIMD2<Double>.self)
-            s2 += ra.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 32, as: SIMD2<Double>.self)
-            s3 += ra.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self) * rb.loadUnaligned(fromByteOffset: o + 48, as: SIMD2<Double>.self)
-            i += 8
-        }
-        let s = (s0 + s1) + (s2 + s3)
-        return s[0] + s[1]
     }
 }
