@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl"], path: "Tests/TestSupport"),
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),
-        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "TimbreTestSupport", "CEbur128"]),
+        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "CTimbreSupport", "TimbreTestSupport", "CEbur128"]),
         .executableTarget(name: "AllocationCheck", dependencies: [
             "TimbreEngine", "TimbreTestSupport", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], path: "Tests/AllocationCheck"),

@@ -86,7 +86,6 @@ double timbre_dot_f64(const double *c, const double *x, size_t n) { return dot_i
 
 int timbre_cpu_has_avx2_fma(void) { return has_avx2_fma; }
 
-void timbre_force_portable_kernels(int portable) {
-    if (portable) { dot2_impl = dot2_portable; dot_impl = dot_portable; }
-    else { has_avx2_fma = 0; choose_kernels(); }
+void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1) {
+    dot2_portable(c, x0, x1, n, y0, y1);
 }

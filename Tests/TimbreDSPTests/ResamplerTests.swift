@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CTimbreSupport
 import TimbreDSP
 import TimbreTestSupport
 
@@ -84,5 +85,28 @@ import TimbreTestSupport
         let r = RationalRatio(approximating: Double.pi, limit: 1000)
         #expect(r == RationalRatio(355, 113))
         #expect(RationalRatio(inputRate: 44_100, outputRate: 48_000) == RationalRatio(160, 147))
+    }
+}
+
+/// The dispatched dot-product kernel (AVX2+FMA on CPUs that have it) against the portable one
+/// and a plain Double loop: they may differ only by rounding.
+@Suite struct DotProductKernelTests {
+    @Test func dispatchedMatchesPortableAndReference() {
+        var random = SeededRandom(seed: 11)
+        for n in [8, 64, 192, 384, 1024] {
+            let c = (0..<n).map { _ in Double.random(in: -1...1, using: &random) }
+            let x0 = (0..<n).map { _ in Double.random(in: -1...1, using: &random) }
+            let x1 = (0..<n).map { _ in Double.random(in: -1...1, using: &random) }
+            var a0 = 0.0, a1 = 0.0, p0 = 0.0, p1 = 0.0
+            timbre_dot2_f64(c, x0, x1, n, &a0, &a1)
+            timbre_dot2_f64_portable(c, x0, x1, n, &p0, &p1)
+            let r0 = zip(c, x0).reduce(0.0) { $0 + $1.0 * $1.1 }, r1 = zip(c, x1).reduce(0.0) { $0 + $1.0 * $1.1 }
+            let single = timbre_dot_f64(c, x0, n)
+            // Σ|cᵢxᵢ| ≤ n, so n·2⁻⁵² bounds any summation order's error.
+            let bound = Double(n) * 0x1p-50
+            #expect(abs(a0 - r0) <= bound && abs(a1 - r1) <= bound && abs(p0 - r0) <= bound && abs(p1 - r1) <= bound, "n \(n)")
+            #expect(abs(single - r0) <= bound)
+        }
+        print("dot kernels: AVX2+FMA \(timbre_cpu_has_avx2_fma() == 1 ? "in use" : "not available (portable in use)")")
     }
 }

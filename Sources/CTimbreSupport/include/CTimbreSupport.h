@@ -22,8 +22,7 @@ void timbre_dot2_f64(const double *c, const double *x0, const double *x1, size_t
 /// 1 when the AVX2+FMA kernels were chosen at load time.
 int timbre_cpu_has_avx2_fma(void);
 
-/// Tests: 1 selects the portable kernels, 0 goes back to the CPU's best. Not thread-safe:
-/// call only while nothing renders.
-void timbre_force_portable_kernels(int portable);
+/// The portable `timbre_dot2_f64`, always (tests compare the dispatched kernel with it).
+void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1);
 
 #endif
