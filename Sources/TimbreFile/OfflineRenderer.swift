@@ -23,20 +23,55 @@ public struct RenderRequest: Sendable {
     /// Playback speed (0.25…4 varispeed): the output lasts input duration / speed.
     public var speed: Double
     public var rateMode: RateMode
+    /// Pitch shift in semitones (−24…24) at unchanged duration.
+    public var pitchSemitones: Double
     public var quality: ResamplerQuality
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
         self.inputPath = inputPath; self.outputPath = outputPath; self.preset = preset
         self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither; self.meter = meter
-        sampleRate = nil; speed = 1; rateMode = .varispeed; quality = .high
+        sampleRate = nil; speed = 1; rateMode = .timestretch; pitchSemitones = 0; quality = .high
     }
 
-    /// Output frames per input frame: (output rate / input rate) / speed, as a fraction (the
-    /// speed taken as the nearest fraction with terms ≤ 1000, exact for decimal speeds like 1.25).
-    public func conversionRatio(inputRate: Int) -> RationalRatio {
+    /// The stages between the file and the preset, in order: a time-stretch (rate: input frames
+    /// per output frame), a resampling at the input's rate for varispeed and pitch (output
+    /// frames per input frame), and the sample-rate conversion. Speeds and pitch factors are
+    /// taken as the nearest fractions with terms ≤ 1000 (exact for decimal speeds such as 1.25;
+    /// within 1e-6 for pitch factors, 0.002 cent).
+    public func rateStages(inputRate: Int) -> (stretch: Double?, varispeed: RationalRatio?, conversion: RationalRatio?) {
+        let pitch = pitchSemitones == 0 ? RationalRatio(1, 1) : RationalRatio(approximating: pow(2, pitchSemitones / 12), limit: 1000)
         let speedFraction = RationalRatio(approximating: speed, limit: 1000)
-        return RationalRatio((sampleRate ?? inputRate) * speedFraction.downsampling, inputRate * speedFraction.upsampling)
+        // Pitch P: stretch by P (rate 1/P) then play P× faster. Varispeed S: play S× faster.
+        let stretchRate = (rateMode == .timestretch ? speedFraction.value : 1) / pitch.value
+        var varispeed = RationalRatio(pitch.downsampling, pitch.upsampling)
+        if rateMode == .varispeed {
+            varispeed = RationalRatio(varispeed.upsampling * speedFraction.downsampling, varispeed.downsampling * speedFraction.upsampling)
+        }
+        let outputRate = sampleRate ?? inputRate
+        return (abs(stretchRate - 1) < 1e-12 ? nil : stretchRate,
+                varispeed.upsampling == varispeed.downsampling ? nil : varispeed,
+                outputRate == inputRate ? nil : RationalRatio(inputRate: inputRate, outputRate: outputRate))
+    }
+
+    /// The chain of sources that feeds the preset: the file, then the stages of ``rateStages(inputRate:)``.
+    func sourceChain(reader: SoundFileReader) throws(RenderError) -> FrameSource {
+        let inputRate = Int(reader.sampleRate)
+        let stages = rateStages(inputRate: inputRate)
+        var source: FrameSource = FileFrameSource(reader: reader)
+        if let rate = stages.stretch {
+            guard TimeStretcher.rateRange.contains(rate) else {
+                throw .usage("speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
+            }
+            source = StretchingStage(upstream: source, sampleRate: reader.sampleRate, rate: rate, maximumFrames: blockFrames)
+        }
+        for ratio in [stages.varispeed, stages.conversion].compactMap({ $0 }) {
+            guard let stage = ResamplingStage(upstream: source, ratio: ratio, quality: quality, maximumFrames: blockFrames) else {
+                throw .usage("\(reader.path): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
+            }
+            source = stage
+        }
+        return source
     }
 }
 
@@ -128,15 +163,13 @@ public enum OfflineRenderer {
         if let rate = request.sampleRate, !ParameterRanges.sampleRate.contains(Double(rate)) {
             throw .usage("sample rate \(rate) Hz is out of range (allowed \(Int(ParameterRanges.sampleRate.lowerBound))…\(Int(ParameterRanges.sampleRate.upperBound)) Hz)")
         }
-        if request.speed != 1 && request.rateMode == .timestretch {
-            throw .usage("a speed change with the pitch kept (time-stretch) is not available yet; use rate mode varispeed")
+        guard (-24...24).contains(request.pitchSemitones) else {
+            throw .usage("pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
         }
         let reader: SoundFileReader
         do { reader = try SoundFileReader(path: request.inputPath) } catch { throw .file(error) }
         let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
-        let source: ConvertingFileSource
-        source = try ConvertingFileSource(reader: reader, ratio: request.conversionRatio(inputRate: Int(reader.sampleRate)),
-                                          quality: request.quality, maximumFrames: request.blockFrames)
+        let source = try request.sourceChain(reader: reader)
         let inputEncoding = SampleEncoding(libsndfileFormat: reader.formatCode)
         let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
         let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"

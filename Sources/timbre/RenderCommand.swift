@@ -29,6 +29,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted with the band-limited resampler before the preset runs.") var sampleRate: Int?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows the speed, as tape does) or timestretch (pitch kept).") var rateMode: String = "timestretch"
+    @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24, fractions are cents: 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
     @Option(name: .long, help: "Resampler quality: high (145 dB, passband to 0.9 of Nyquist) or fast (100 dB, a third of the work).") var quality: String = "high"
     @Flag(name: .shortAndLong, help: "No progress bar and no summary (warnings still go to stderr).") var quiet = false
     @Flag(name: .long, help: "Print the summary as JSON (the fields of 'timbre info --json' plus peaks, clipping, speed).") var json = false
@@ -63,13 +64,11 @@ struct RenderCommand: ParsableCommand {
         if let sampleRate, !ParameterRanges.sampleRate.contains(Double(sampleRate)) {
             throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
         }
-        if speed != 1 && mode == .timestretch {
-            throw CLIError.usage("--speed with the pitch kept (--rate-mode timestretch) is not available yet; add --rate-mode varispeed")
-        }
+        guard pitch.isFinite, (-24...24).contains(pitch) else { throw CLIError.usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
         let (p, label) = try PresetLoader.load(preset)
         var request = RenderRequest(inputPath: input, outputPath: output, preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither == "tpdf", meter: meter || normalize != nil)
-        request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.quality = resamplerQuality
+        request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.pitchSemitones = pitch; request.quality = resamplerQuality
         var bar = ProgressBar(enabled: !quiet)
         var normalization: (gainDB: Double, limited: Bool)?
         if let target = normalize {

@@ -12,6 +12,11 @@ enum FFTWPlanner {
         return fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
     }
 
+    static func realInverse(size: Int, input: UnsafeMutablePointer<fftwf_complex>, output: UnsafeMutablePointer<Float>) -> fftwf_plan {
+        lock.lock(); defer { lock.unlock() }
+        return fftwf_plan_dft_c2r_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE))!
+    }
+
     static func destroy(_ plan: fftwf_plan) {
         lock.lock(); defer { lock.unlock() }
         fftwf_destroy_plan(plan)

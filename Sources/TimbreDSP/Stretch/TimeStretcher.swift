@@ -1,0 +1,349 @@
+import CFFTW
+import Foundation
+
+/// Pitch-preserving time-stretch of planar Float audio: a phase vocoder with identity phase
+/// locking, stereo-coherent phases and attacks kept out of stretched frames.
+///
+/// - **Phase vocoder** (Flanagan & Golden 1966; Dolson 1986): Hann-windowed frames of `fftSize`
+///   input frames, centred every `Ha` input frames, are resynthesised every `hop` output frames
+///   (`Ha ≈ rate × hop`). Each spectral peak's frequency comes from its phase advance over `Ha`;
+///   its phase advances by that frequency over `hop`.
+/// - **Identity phase locking** (Laroche & Dolson, "Improved phase vocoder time-scale
+///   modification of audio", IEEE TSAP 1999): each bin is rotated by the same angle as the
+///   peak whose region it lies in, so a sinusoid's spectral lobe stays one coherent sinusoid —
+///   a steady tone comes out as a steady tone, on analysis bins or between them.
+/// - **Stereo coherence**: peaks and rotations come from the sum of the channels and are applied
+///   to every channel, so inter-channel phase differences (the stereo image) are kept per bin.
+/// - **Attacks**: an ``OnsetDetector`` marks attacks three windows ahead; every frame whose window
+///   holds one is copied unstretched (`Ha = hop`, phases as analysed: a "phase reset"), so the
+///   attack is reproduced as it was and no stretched frame smears it ahead of itself. The frames
+///   before steer (Ha between ½ and 2× its nominal value) so that the copied stretch puts the
+///   attack where the stretch says it belongs (input time / rate); the frames after steer back.
+///   After Röbel, "A new approach to transient processing in the phase vocoder" (DAFx 2003) and
+///   Rubber Band's transient handling.
+///
+/// Alignment and length: output frame t is the input around t × rate; after ``finish()`` the
+/// output has round(N / rate) frames for N input frames.
+///
+/// Use: ``push(_:frameCount:)`` input (≤ `maximumPushFrames` at a time), then ``pull(_:frameCount:)``
+/// up to ``availableFrames``. Nothing allocates after `init`; FFTW plans are made under the
+/// shared planner lock in `init`. The result does not depend on how the input is split.
+public struct TimeStretcher {
+    public let channelCount: Int
+    public let fftSize: Int
+    public let hop: Int
+    public let maximumPushFrames: Int
+    /// Input frames per output frame (0.25…4): 2 plays twice as fast.
+    public let rate: Double
+    /// Input frames the stretcher reads ahead of the frame it synthesises (half a window and
+    /// the attack lookahead of three windows).
+    public var lookaheadFrames: Int { fftSize / 2 + 3 * fftSize }
+
+    @usableFromInline let storage: Storage
+
+    /// Slowest and fastest rates.
+    public static let rateRange: ClosedRange<Double> = 0.25...4
+
+    /// `sampleRate` sets the frame length: 2048 up to 50 kHz (43 ms at 48 kHz), 4096 up to
+    /// 100 kHz, 8192 above — about the same duration in every case. (4096 at 48 kHz gave
+    /// cleaner sines, −120 against −105 dB THD+N, but copying the frames around an attack
+    /// then warped speech timing by up to 55 ms, against 13–32 ms now.)
+    public init(sampleRate: Double, channelCount: Int, rate: Double, maximumPushFrames: Int = 4096) {
+        precondition(channelCount >= 1 && Self.rateRange.contains(rate) && maximumPushFrames >= 1)
+        self.channelCount = channelCount
+        self.rate = rate
+        self.maximumPushFrames = maximumPushFrames
+        fftSize = sampleRate <= 50_000 ? 2048 : sampleRate <= 100_000 ? 4096 : 8192
+        // Four frames overlap; eight when the analysis hop would exceed ~0.6 frame (fast rates),
+        // where a peak's phase advance would become ambiguous.
+        hop = rate <= 2.5 ? fftSize / 4 : fftSize / 8
+        storage = Storage(fftSize: fftSize, hop: hop, channelCount: channelCount, rate: rate, maximumPushFrames: maximumPushFrames)
+    }
+
+    /// Frees buffers and plans. Call once, off the render thread.
+    public func deallocate() { storage.deallocate() }
+
+    /// Output frames ready to ``pull(_:frameCount:)``.
+    public var availableFrames: Int { storage.ready - storage.outStart }
+
+    /// True once ``finish()`` was called and every output frame was pulled.
+    public var isDone: Bool { storage.total >= 0 && storage.outStart >= storage.total }
+
+    /// Appends `frameCount` (≤ `maximumPushFrames`) input frames and synthesises every frame they complete.
+    public func push(_ input: UnsafePointer<UnsafePointer<Float>>, frameCount: Int) {
+        storage.push(input, frameCount: frameCount)
+    }
+
+    /// Marks the end of the input: the rest of the output (silence after the end) becomes available.
+    public func finish() { storage.finish() }
+
+    /// Moves `frameCount` (≤ ``availableFrames``) output frames out.
+    public func pull(_ output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        storage.pull(output, frameCount: frameCount)
+    }
+
+    /// The stretcher's buffers and the frame loop. A class only to own FFTW memory; the struct
+    /// above is the API.
+    @usableFromInline final class Storage {
+        let n: Int, hop: Int, channels: Int, rate: Double, bins: Int
+        let window: UnsafeMutablePointer<Float>
+        /// Output scale: 1 / (N · Σⱼ w²(t − j·hop)) (FFTW's inverse is unnormalised).
+        let scale: Float
+        // Input: absolute frames inStart ..< inStart + inCount, per channel.
+        let input: [UnsafeMutablePointer<Float>]
+        let inCapacity: Int
+        var inStart: Int, inCount = 0, pushed = 0
+        // Output accumulator: absolute frames outStart ..< outStart + outCapacity.
+        let output: [UnsafeMutablePointer<Float>]
+        let outCapacity: Int
+        var outStart = 0, ready = 0, total = -1
+        // FFT work: one real frame, a spectrum per channel, the sum ("reference") spectra.
+        let frame: UnsafeMutablePointer<Float>
+        let spectra: [UnsafeMutablePointer<Float>]  // interleaved re, im; bins complex values
+        let reference: UnsafeMutablePointer<Float>, previousReference: UnsafeMutablePointer<Float>
+        let previousSynthesis: UnsafeMutablePointer<Float>
+        let power: UnsafeMutablePointer<Float>
+        let peaks: UnsafeMutablePointer<Int>
+        let mono: UnsafeMutablePointer<Float>
+        let forward: fftwf_plan, inverse: fftwf_plan
+        let onsets: OnsetDetector
+        // Frame state.
+        var frameIndex: Int, center: Int, target: Double
+        var hasPrevious = false
+        /// The next frame is a copy (an attack's frame on the unstretched path).
+        var copying = false
+        var lastAnalysisHop = 0
+
+        init(fftSize: Int, hop: Int, channelCount: Int, rate: Double, maximumPushFrames: Int) {
+            n = fftSize; self.hop = hop; channels = channelCount; self.rate = rate; bins = fftSize / 2 + 1
+            window = .allocate(capacity: n)
+            for i in 0..<n { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }  // periodic Hann
+            var sum = 0.0
+            for j in stride(from: 0, to: n, by: hop) { sum += Double(window[j] * window[j]) }  // Σ w² at one output position
+            scale = Float(1 / (Double(n) * sum))
+            // First frame: the earliest whose window reaches output frame 0.
+            frameIndex = -(n / (2 * hop)) + 1
+            target = Double(frameIndex * hop) * rate
+            center = Int(target.rounded())
+            inStart = center - n / 2
+            inCapacity = 5 * n + maximumPushFrames + 4 * hop
+            input = (0..<channelCount).map { _ in
+                let p = UnsafeMutablePointer<Float>.allocate(capacity: 5 * fftSize + maximumPushFrames + 4 * hop)
+                p.initialize(repeating: 0, count: 5 * fftSize + maximumPushFrames + 4 * hop)
+                return p
+            }
+            inCount = -inStart  // the silence before input frame 0
+            outCapacity = 2 * n + 4 * maximumPushFrames + 8 * hop
+            output = (0..<channelCount).map { _ in
+                let p = UnsafeMutablePointer<Float>.allocate(capacity: 2 * fftSize + 4 * maximumPushFrames + 8 * hop)
+                p.initialize(repeating: 0, count: 2 * fftSize + 4 * maximumPushFrames + 8 * hop)
+                return p
+            }
+            frame = fftwf_alloc_real(n)!
+            func complexBuffer() -> UnsafeMutablePointer<Float> {
+                let p = UnsafeMutableRawPointer(fftwf_alloc_complex(fftSize / 2 + 1)!).bindMemory(to: Float.self, capacity: 2 * (fftSize / 2 + 1))
+                p.initialize(repeating: 0, count: 2 * (fftSize / 2 + 1))
+                return p
+            }
+            spectra = (0..<channelCount).map { _ in complexBuffer() }
+            reference = complexBuffer(); previousReference = complexBuffer(); previousSynthesis = complexBuffer()
+            power = .allocate(capacity: bins)
+            peaks = .allocate(capacity: bins)
+            mono = .allocate(capacity: maximumPushFrames)
+            onsets = OnsetDetector(span: 5 * fftSize + maximumPushFrames + 4 * hop)
+            let c0 = UnsafeMutableRawPointer(spectra[0]).assumingMemoryBound(to: fftwf_complex.self)
+            forward = FFTWPlanner.realForward(size: n, input: frame, output: c0)
+            inverse = FFTWPlanner.realInverse(size: n, input: c0, output: frame)
+        }
+
+        func deallocate() {
+            FFTWPlanner.destroy(forward); FFTWPlanner.destroy(inverse)
+            window.deallocate()
+            input.forEach { $0.deallocate() }; output.forEach { $0.deallocate() }
+            fftwf_free(frame)
+            spectra.forEach { fftwf_free($0) }
+            fftwf_free(reference); fftwf_free(previousReference); fftwf_free(previousSynthesis)
+            power.deallocate(); peaks.deallocate(); mono.deallocate()
+            onsets.deallocate()
+        }
+
+        func push(_ x: UnsafePointer<UnsafePointer<Float>>, frameCount: Int) {
+            precondition(total < 0, "TimeStretcher.push after finish")
+            precondition(inCount + frameCount <= inCapacity, "TimeStretcher.push: more frames than it was built for")
+            for c in 0..<channels { (input[c] + inCount).update(from: x[c], count: frameCount) }
+            // The onset detector hears the mono mix.
+            for i in 0..<frameCount {
+                var s: Float = 0
+                for c in 0..<channels { s += x[c][i] }
+                mono[i] = s / Float(channels)
+            }
+            onsets.process(mono, count: frameCount)
+            inCount += frameCount
+            pushed += frameCount
+            runFrames()
+        }
+
+        func finish() {
+            guard total < 0 else { return }
+            total = Int((Double(pushed) / rate).rounded())
+            runFrames()
+        }
+
+        func pull(_ y: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+            precondition(frameCount <= ready - outStart)
+            for c in 0..<channels {
+                y[c].update(from: output[c], count: frameCount)
+                output[c].update(from: output[c] + frameCount, count: outCapacity - frameCount)
+                (output[c] + outCapacity - frameCount).update(repeating: 0, count: frameCount)
+            }
+            outStart += frameCount
+            runFrames()
+        }
+
+        /// Synthesises every frame whose input is complete (or, after `finish`, every frame the output length needs).
+        private func runFrames() {
+            while true {
+                // The window, the attack lookahead, and one onset chunk so every onset before the
+                // lookahead's end is known (the decisions then do not depend on the block size).
+                let frameEnd = center + n / 2 + Self.lookahead(n) + OnsetDetector.chunkFrames
+                if total >= 0 {
+                    if ready >= total { ready = total; return }
+                    // Past the end of the input: silence.
+                    let need = frameEnd - (inStart + inCount)
+                    if need > 0 {
+                        for c in 0..<channels { (input[c] + inCount).update(repeating: 0, count: need) }
+                        inCount += need
+                    }
+                } else if frameEnd > inStart + inCount {
+                    return
+                }
+                // No room in the output accumulator: wait for a pull.
+                if frameIndex * hop + n / 2 - outStart > outCapacity { return }
+                synthesiseFrame()
+                ready = max(ready, (frameIndex + 1) * hop - n / 2)
+                if total >= 0 { ready = min(ready, total) }
+                advance()
+            }
+        }
+
+        /// Attack lookahead in input frames beyond the window.
+        static func lookahead(_ n: Int) -> Int { 3 * n }
+
+        private func advance() {
+            let nominal = Double(hop) * rate
+            target += nominal
+            frameIndex += 1
+            // Where the next frame should sit: on the stretch (output frame d ↔ input d × rate), or,
+            // when an attack T lies ahead, where copying unstretched puts T at T / rate.
+            var desired = Int(target.rounded())
+            let lo = max(1, Int(nominal * 0.5)), hi = min(Int(Double(n) * 0.85), Int(nominal * 2) + 1)
+            if let attack = onsets.firstOnset(atOrAfter: center + lo - n / 2), attack < center + n / 2 + Self.lookahead(n) {
+                let outputCenter = Double(frameIndex * hop)
+                desired = Int((outputCenter - (Double(attack) / rate - Double(attack))).rounded())
+            }
+            var next = center + min(hi, max(lo, desired - center))
+            // Within an attack's frames the input advances exactly one hop (a copy); a frame
+            // whose window holds an attack is copied, not phase-vocoded.
+            if copying, onsets.hasOnset(in: (center + hop - n / 2)..<(center + hop + n / 2)) { next = center + hop }
+            copying = onsets.hasOnset(in: (next - n / 2)..<(next + n / 2))
+            lastAnalysisHop = next - center
+            center = next
+            // Drop input no frame will read again.
+            let keepFrom = center - n / 2 - inStart
+            if keepFrom > 0 {
+                for c in 0..<channels { input[c].update(from: input[c] + keepFrom, count: inCount - keepFrom) }
+                inStart += keepFrom; inCount -= keepFrom
+            }
+        }
+
+        private func synthesiseFrame() {
+            let offset = center - n / 2 - inStart
+            let identity = !hasPrevious || copying
+            // Analysis: every channel's spectrum, their sum, the summed power.
+            reference.update(repeating: 0, count: 2 * bins)
+            power.update(repeating: 0, count: bins)
+            for c in 0..<channels {
+                let x = input[c] + offset
+                for i in 0..<n { frame[i] = x[i] * window[i] }
+                fftwf_execute_dft_r2c(forward, frame, UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self))
+                let s = spectra[c]
+                for k in 0..<(2 * bins) { reference[k] += s[k] }
+                for k in 0..<bins { power[k] += s[2 * k] * s[2 * k] + s[2 * k + 1] * s[2 * k + 1] }
+            }
+            if !identity { lockPhases() }
+            // Synthesis: inverse FFT, window, overlap-add at output centre frameIndex·hop.
+            let start = frameIndex * hop - n / 2 - outStart
+            for c in 0..<channels {
+                fftwf_execute_dft_c2r(inverse, UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self), frame)
+                let y = output[c]
+                let first = max(0, -start)
+                for i in first..<n { y[start + i] += frame[i] * window[i] * scale }
+            }
+            // Keep this frame's analysed and synthesised sums for the next frame's phase advance.
+            previousReference.update(from: reference, count: 2 * bins)
+            if identity { previousSynthesis.update(from: reference, count: 2 * bins) }
+            hasPrevious = true
+        }
+
+        /// Rotates each peak region of every channel so the peak's phase advances by its
+        /// measured frequency times the synthesis hop (identity phase locking).
+        private func lockPhases() {
+            let ha = Double(lastAnalysisHop), hs = Double(hop)
+            // Peaks: local maxima over ±2 bins, above 1e-12 of the loudest bin (−120 dB).
+            var loudest: Float = 0
+            for k in 0..<bins { loudest = max(loudest, power[k]) }
+            let floor = loudest * 1e-12
+            var peakCount = 0
+            if loudest > 0 {
+                for k in 0..<bins where power[k] > floor {
+                    let p = power[k]
+                    if (k < 1 || p > power[k - 1]) && (k < 2 || p > power[k - 2])
+                        && (k + 1 >= bins || p >= power[k + 1]) && (k + 2 >= bins || p >= power[k + 2]) {
+                        peaks[peakCount] = k; peakCount += 1
+                    }
+                }
+            }
+            let synthesis = previousSynthesis
+            guard peakCount > 0 else {
+                // Silence: nothing to lock; carry the analysis phases.
+                synthesis.update(from: reference, count: 2 * bins)
+                return
+            }
+            var regionStart = 0
+            for p in 0..<peakCount {
+                let k = peaks[p]
+                let regionEnd = p + 1 < peakCount ? (k + peaks[p + 1]) / 2 + 1 : bins
+                // Phase advance of the peak over the analysis hop, against the bin's own.
+                let re = Double(reference[2 * k]), im = Double(reference[2 * k + 1])
+                let pre = Double(previousReference[2 * k]), pim = Double(previousReference[2 * k + 1])
+                let advance = atan2(im * pre - re * pim, re * pre + im * pim)
+                let expected = 2 * Double.pi * Double(k) * ha / Double(n)
+                var deviation = advance - expected
+                deviation -= 2 * Double.pi * (deviation / (2 * Double.pi)).rounded()
+                let omega = 2 * Double.pi * Double(k) / Double(n) + deviation / ha
+                let phase = atan2(Double(synthesis[2 * k + 1]), Double(synthesis[2 * k])) + omega * hs
+                // Rotation: e^{i·phase} / (analysed peak phase).
+                let magnitude = (re * re + im * im).squareRoot()
+                var cr = 1.0, ci = 0.0
+                if magnitude > 0 {
+                    let (s, c) = (sin(phase), cos(phase))
+                    cr = (c * re + s * im) / magnitude
+                    ci = (s * re - c * im) / magnitude
+                }
+                let fr = Float(cr), fi = Float(ci)
+                for b in regionStart..<regionEnd {
+                    for ch in 0..<channels {
+                        let s = spectra[ch]
+                        let xr = s[2 * b], xi = s[2 * b + 1]
+                        s[2 * b] = xr * fr - xi * fi
+                        s[2 * b + 1] = xr * fi + xi * fr
+                    }
+                    let xr = reference[2 * b], xi = reference[2 * b + 1]
+                    synthesis[2 * b] = xr * fr - xi * fi
+                    synthesis[2 * b + 1] = xr * fi + xi * fr
+                }
+                regionStart = regionEnd
+            }
+        }
+    }
+}

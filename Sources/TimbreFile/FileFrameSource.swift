@@ -1,0 +1,27 @@
+import Foundation
+import TimbreDSP
+
+/// A sound file as a ``FrameSource``: libsndfile's frames, each block checked for NaN and
+/// infinity (an error naming the frame, channel and time).
+public final class FileFrameSource: FrameSource {
+    public let reader: SoundFileReader
+    public var channelCount: Int { reader.channelCount }
+    public var expectedFrames: Int64 { reader.frameCount }
+    private var framesRead: Int64 = 0
+
+    public init(reader: SoundFileReader) { self.reader = reader }
+
+    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+        let n = try reader.read(into: channels, maxFrames: maxFrames)
+        for c in 0..<channelCount {
+            if let i = NonFiniteScan.firstIndex(channels[c], count: n) {
+                let frame = framesRead + Int64(i)
+                throw AudioFileError(path: reader.path, String(
+                    format: "frame %lld (channel %d, %.6f s) is %@: the input holds non-finite samples", frame, c + 1,
+                    Double(frame) / reader.sampleRate, channels[c][i].isNaN ? "NaN" : "infinite"))
+            }
+        }
+        framesRead += Int64(n)
+        return n
+    }
+}

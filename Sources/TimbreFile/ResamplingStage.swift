@@ -1,0 +1,64 @@
+import TimbreDSP
+
+/// Converts its upstream's frames by a rational ratio with the band-limited ``Resampler``,
+/// pulling exactly the frames each block needs. Aligned with the upstream, ⌈N·L/M⌉ frames for N.
+public final class ResamplingStage: FrameSource {
+    public let upstream: FrameSource
+    public let resampler: Resampler
+    public var channelCount: Int { upstream.channelCount }
+    public var expectedFrames: Int64 { resampler.outputFrames(forInputFrames: upstream.expectedFrames) }
+
+    let staging: [UnsafeMutablePointer<Float>]
+    let stagingPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let stagingConst: UnsafeMutablePointer<UnsafePointer<Float>>
+    let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private var upstreamFrames: Int64 = 0
+    private var ended = false
+    private var produced: Int64 = 0
+
+    /// Nil when the ratio needs a larger filter table than ``PolyphaseFilterBank/maximumCoefficients``.
+    public init?(upstream: FrameSource, ratio: RationalRatio, quality: ResamplerQuality, maximumFrames: Int) {
+        guard let r = Resampler(ratio: ratio, channelCount: upstream.channelCount, quality: quality, maximumOutputFrames: maximumFrames) else { return nil }
+        self.upstream = upstream
+        resampler = r
+        let capacity = r.inputFramesNeeded(forOutputFrames: maximumFrames) + maximumFrames * ratio.downsampling / ratio.upsampling + 2
+        let channels = upstream.channelCount
+        staging = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
+        stagingPointers = .allocate(capacity: channels)
+        stagingConst = .allocate(capacity: channels)
+        scratch = .allocate(capacity: channels)
+        for c in 0..<channels { stagingPointers[c] = staging[c]; stagingConst[c] = UnsafePointer(staging[c]) }
+    }
+
+    deinit {
+        resampler.deallocate()
+        staging.forEach { $0.deallocate() }
+        stagingPointers.deallocate(); stagingConst.deallocate(); scratch.deallocate()
+    }
+
+    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+        var n = maxFrames
+        if ended {
+            n = Int(min(Int64(n), resampler.outputFrames(forInputFrames: upstreamFrames) - produced))
+            if n <= 0 { return 0 }
+        }
+        let need = resampler.inputFramesNeeded(forOutputFrames: n)
+        var got = 0
+        if !ended {
+            got = try upstream.readFully(into: stagingPointers, frames: need, scratch: scratch)
+            upstreamFrames += Int64(got)
+            if got < need {
+                // The upstream ended inside this block: produce only what its length converts to.
+                ended = true
+                n = Int(min(Int64(n), resampler.outputFrames(forInputFrames: upstreamFrames) - produced))
+                if n <= 0 { return 0 }
+            }
+        }
+        // Every frame read goes in; past the end the filter reads silence.
+        let count = max(got, resampler.inputFramesNeeded(forOutputFrames: n))
+        for c in 0..<channelCount where count > got { (staging[c] + got).update(repeating: 0, count: count - got) }
+        resampler.process(input: stagingConst, inputFrames: count, output: channels, outputFrames: n)
+        produced += Int64(n)
+        return n
+    }
+}
