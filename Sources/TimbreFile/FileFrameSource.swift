@@ -7,12 +7,16 @@ public final class FileFrameSource: FrameSource {
     public let reader: SoundFileReader
     public var channelCount: Int { reader.channelCount }
     public var expectedFrames: Int64 { reader.frameCount }
-    private var framesRead: Int64 = 0
+    /// Frames read so far (the file's length once ``ended``).
+    public private(set) var framesRead: Int64 = 0
+    /// True once a read returned 0.
+    public private(set) var ended = false
 
     public init(reader: SoundFileReader) { self.reader = reader }
 
     public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         let n = try reader.read(into: channels, maxFrames: maxFrames)
+        if n == 0 && maxFrames > 0 { ended = true }
         for c in 0..<channelCount {
             if let i = NonFiniteScan.firstIndex(channels[c], count: n) {
                 let frame = framesRead + Int64(i)

@@ -58,7 +58,8 @@ public struct RenderRequest: Sendable {
     func sourceChain(reader: SoundFileReader) throws(RenderError) -> FrameSource {
         let inputRate = Int(reader.sampleRate)
         let stages = rateStages(inputRate: inputRate)
-        var source: FrameSource = FileFrameSource(reader: reader)
+        let file = FileFrameSource(reader: reader)
+        var source: FrameSource = file
         if let rate = stages.stretch {
             guard TimeStretcher.rateRange.contains(rate) else {
                 throw .usage("speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
@@ -70,6 +71,10 @@ public struct RenderRequest: Sendable {
                 throw .usage("\(reader.path): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
             }
             source = stage
+        }
+        if stages.stretch != nil || stages.varispeed != nil || stages.conversion != nil {
+            let outputRate = Double(sampleRate ?? inputRate)
+            source = ExactLengthStage(upstream: source, file: file, framesPerFileFrame: outputRate / Double(inputRate) / speed)
         }
         return source
     }
