@@ -3,15 +3,17 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= release
 BUILD_FLAGS := -c $(CONFIG)
-# Debian packages the build and the tests need (sox and libebur128 are test oracles, jackd2
-# runs JACK tests, python3-jsonschema validates presets against the JSON Schema, librsvg2-bin's
-# rsvg-convert turns plots into PNG).
+# Debian packages the build and the tests need (sox, libebur128 and Rubber Band's CLI are test
+# oracles, jackd2 runs JACK tests, python3-jsonschema validates presets against the JSON Schema,
+# librsvg2-bin's rsvg-convert turns plots into PNG).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
-                python3 python3-jsonschema libebur128-dev librsvg2-bin
+                python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli
+# What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
+BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps build test demo presets check-presets clean help benchmark rtsan tsan
+.PHONY: all deps bench-deps build test demo presets check-presets clean help benchmark bench-compare rtsan tsan
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -23,12 +25,13 @@ help:
 	@echo "make demo   install packages, build, render the embedded demo into $(DEMO_DIR)"
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
+	@echo "make bench-compare   Timbre's resampler and stretcher beside sox, ffmpeg/soxr and Rubber Band"
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 
 ## Install whatever Debian packages are missing (needs root or sudo).
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+define install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -37,7 +40,14 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 toolchain not found on PATH (https://swift.org/install)"; exit 1; }
+
+bench-deps:
+	$(call install_missing,$(BENCH_PACKAGES))
 
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
@@ -81,8 +91,13 @@ demo: build
 	$(BIN) demo --output-dir $(DEMO_DIR)
 	$(BIN) info $(DEMO_DIR)/demo-output.wav
 
-benchmark: deps
+benchmark: deps bench-deps
 	cd Benchmarks && $(SWIFT) package benchmark
+
+## Side by side, same machine, same run: sample-rate conversion (timbre vs sox rate -v vs
+## ffmpeg's soxr) and time-stretch (timbre vs rubberband -3), medians of interleaved runs.
+bench-compare: build bench-deps
+	python3 scripts/bench-compare-rate.py $(BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out
