@@ -92,6 +92,14 @@ public struct VariableResampler {
         stepState[3] = (t - stepState[1]) / Double(smoothingFrames)
     }
 
+    /// Sets the step at once, from the next output frame's move on (no smoothing): for callers
+    /// that schedule the step exactly themselves (``PitchShifter``).
+    @_noLocks
+    public func jumpStep(to step: Double) {
+        let t = Swift.min(maximumStep, Swift.max(1.0 / 64, step))
+        stepState[1] = t; stepState[2] = t; stepState[3] = 0
+    }
+
     /// Input frames ``process`` needs with the next `outputFrames` output frames.
     @_noLocks
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {

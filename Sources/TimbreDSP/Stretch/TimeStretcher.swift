@@ -33,8 +33,29 @@ public struct TimeStretcher {
     public let fftSize: Int
     public let hop: Int
     public let maximumPushFrames: Int
-    /// Input frames per output frame (0.25…4): 2 plays twice as fast.
+    /// Input frames per output frame (0.25…4) at the start: 2 plays twice as fast.
     public let rate: Double
+    /// How the stretcher was configured.
+    public let options: Options
+
+    /// Offline use looks ahead for attacks and copies their frames; streaming use inside a pitch
+    /// shifter changes the rate as it goes and must not look ahead (latency) nor copy attack
+    /// frames unstretched (their pitch would not be shifted).
+    public struct Options: Sendable {
+        /// Steer frames so copied attacks land where the stretch puts them (reads 3 windows ahead).
+        public var attackLookahead: Bool
+        /// Copy frames that hold an attack unstretched (phase reset).
+        public var copyAttacks: Bool
+        /// Fastest rate ``setRate(_:)`` may ask for (sets the hop: 4 frames overlap up to 2.5, else 8).
+        public var maximumRate: Double
+        public init(attackLookahead: Bool = true, copyAttacks: Bool = true, maximumRate: Double = 0) {
+            self.attackLookahead = attackLookahead; self.copyAttacks = copyAttacks; self.maximumRate = maximumRate
+        }
+        /// Offline rendering at a fixed rate.
+        public static let offline = Options()
+        /// Inside a real-time pitch shifter: any rate up to 4, no lookahead, no copied attacks.
+        public static let streaming = Options(attackLookahead: false, copyAttacks: false, maximumRate: 4)
+    }
     /// Input frames the stretcher reads ahead of the frame it synthesises (half a window and
     /// the attack lookahead of three windows).
     public var lookaheadFrames: Int { fftSize / 2 + 3 * fftSize }
@@ -48,16 +69,17 @@ public struct TimeStretcher {
     /// 100 kHz, 8192 above — about the same duration in every case. (4096 at 48 kHz gave
     /// cleaner sines, −120 against −105 dB THD+N, but copying the frames around an attack
     /// then warped speech timing by up to 55 ms, against 13–32 ms now.)
-    public init(sampleRate: Double, channelCount: Int, rate: Double, maximumPushFrames: Int = 4096) {
+    public init(sampleRate: Double, channelCount: Int, rate: Double, maximumPushFrames: Int = 4096, options: Options = .offline) {
         precondition(channelCount >= 1 && Self.rateRange.contains(rate) && maximumPushFrames >= 1)
         self.channelCount = channelCount
         self.rate = rate
+        self.options = options
         self.maximumPushFrames = maximumPushFrames
         fftSize = sampleRate <= 50_000 ? 2048 : sampleRate <= 100_000 ? 4096 : 8192
         // Four frames overlap; eight when the analysis hop would exceed ~0.6 frame (fast rates),
         // where a peak's phase advance would become ambiguous.
-        hop = rate <= 2.5 ? fftSize / 4 : fftSize / 8
-        storage = Storage(fftSize: fftSize, hop: hop, channelCount: channelCount, rate: rate, maximumPushFrames: maximumPushFrames)
+        hop = max(rate, options.maximumRate) <= 2.5 ? fftSize / 4 : fftSize / 8
+        storage = Storage(fftSize: fftSize, hop: hop, channelCount: channelCount, rate: rate, maximumPushFrames: maximumPushFrames, options: options)
     }
 
     /// Frees buffers and plans. Call once, off the render thread.
@@ -74,6 +96,20 @@ public struct TimeStretcher {
         storage.push(input, frameCount: frameCount)
     }
 
+    /// Changes the rate from the next frame on (clamped to ``rateRange`` and the configured maximum).
+    public func setRate(_ rate: Double) {
+        storage.rate = min(max(Self.rateRange.lowerBound, rate), max(2.5, storage.options.maximumRate))
+    }
+
+    /// Input frames the output stretch `j·hop ..< (j+1)·hop` stands for: hop × the rate in effect
+    /// at frame j (the stretch's own clock; the analysis hops follow it within a frame). Known for
+    /// frames below ``scheduledFrames``; the last 1024 frames are remembered.
+    public func nominalHop(afterFrame j: Int) -> Double { storage.schedule[j & (Storage.scheduleCapacity - 1)] }
+
+    /// Frames whose following analysis hop is known: ``analysisHop(afterFrame:)`` holds for
+    /// frames below this.
+    public var scheduledFrames: Int { storage.frameIndex }
+
     /// Marks the end of the input: the rest of the output (silence after the end) becomes available.
     public func finish() { storage.finish() }
 
@@ -85,7 +121,11 @@ public struct TimeStretcher {
     /// The stretcher's buffers and the frame loop. A class only to own FFTW memory; the struct
     /// above is the API.
     @usableFromInline final class Storage {
-        let n: Int, hop: Int, channels: Int, rate: Double, bins: Int
+        let n: Int, hop: Int, channels: Int, bins: Int
+        var rate: Double
+        let options: Options
+        static let scheduleCapacity = 1024
+        let schedule: UnsafeMutablePointer<Double>
         let window: UnsafeMutablePointer<Float>
         /// Output scale: 1 / (N · Σⱼ w²(t − j·hop)) (FFTW's inverse is unnormalised).
         let scale: Float
@@ -114,8 +154,11 @@ public struct TimeStretcher {
         var copying = false
         var lastAnalysisHop = 0
 
-        init(fftSize: Int, hop: Int, channelCount: Int, rate: Double, maximumPushFrames: Int) {
+        init(fftSize: Int, hop: Int, channelCount: Int, rate: Double, maximumPushFrames: Int, options: Options) {
             n = fftSize; self.hop = hop; channels = channelCount; self.rate = rate; bins = fftSize / 2 + 1
+            self.options = options
+            schedule = .allocate(capacity: Self.scheduleCapacity)
+            schedule.initialize(repeating: 0, count: Self.scheduleCapacity)
             window = .allocate(capacity: n)
             for i in 0..<n { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }  // periodic Hann
             var sum = 0.0
@@ -163,7 +206,7 @@ public struct TimeStretcher {
             fftwf_free(frame)
             spectra.forEach { fftwf_free($0) }
             fftwf_free(reference); fftwf_free(previousReference); fftwf_free(previousSynthesis)
-            power.deallocate(); peaks.deallocate(); mono.deallocate()
+            power.deallocate(); peaks.deallocate(); mono.deallocate(); schedule.deallocate()
             onsets.deallocate()
         }
 
@@ -205,7 +248,7 @@ public struct TimeStretcher {
             while true {
                 // The window, the attack lookahead, and one onset chunk so every onset before the
                 // lookahead's end is known (the decisions then do not depend on the block size).
-                let frameEnd = center + n / 2 + Self.lookahead(n) + OnsetDetector.chunkFrames
+                let frameEnd = center + n / 2 + (options.attackLookahead ? Self.lookahead(n) : 0) + OnsetDetector.chunkFrames
                 if total >= 0 {
                     if ready >= total { ready = total; return }
                     // Past the end of the input: silence.
@@ -237,7 +280,7 @@ public struct TimeStretcher {
             // when an attack T lies ahead, where copying unstretched puts T at T / rate.
             var desired = Int(target.rounded())
             let lo = max(1, Int(nominal * 0.5)), hi = min(Int(Double(n) * 0.85), Int(nominal * 2) + 1)
-            if let attack = onsets.firstOnset(atOrAfter: center + lo - n / 2), attack < center + n / 2 + Self.lookahead(n) {
+            if options.attackLookahead, let attack = onsets.firstOnset(atOrAfter: center + lo - n / 2), attack < center + n / 2 + Self.lookahead(n) {
                 let outputCenter = Double(frameIndex * hop)
                 desired = Int((outputCenter - (Double(attack) / rate - Double(attack))).rounded())
             }
@@ -245,8 +288,9 @@ public struct TimeStretcher {
             // Within an attack's frames the input advances exactly one hop (a copy); a frame
             // whose window holds an attack is copied, not phase-vocoded.
             if copying, onsets.hasOnset(in: (center + hop - n / 2)..<(center + hop + n / 2)) { next = center + hop }
-            copying = onsets.hasOnset(in: (next - n / 2)..<(next + n / 2))
+            copying = options.copyAttacks && onsets.hasOnset(in: (next - n / 2)..<(next + n / 2))
             lastAnalysisHop = next - center
+            if frameIndex >= 1 { schedule[(frameIndex - 1) & (Self.scheduleCapacity - 1)] = nominal }
             center = next
             // Drop input no frame will read again.
             let keepFrom = center - n / 2 - inStart
