@@ -214,21 +214,39 @@ public enum OfflineRenderer {
         // The summary's true peak: the loudness analyser's when metering (not measured twice).
         let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: outputRate, channelCount: outCount) : nil
         defer { ownTruePeak?.deallocate() }
+        // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
+        // are dropped and as many silent frames fed after the input, so the output lines up
+        // with the input and has its length.
+        let latency = plan.latencyFrames
+        var skip = latency, flush = latency
+        var inputFrames: Int64 = 0
+        let outView = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outCount)
+        defer { outView.deallocate() }
         do throws(AudioFileError) {
             while true {
-                let n = try source.read(into: inPtrs, maxFrames: block)
-                if n == 0 { break }
+                var n = try source.read(into: inPtrs, maxFrames: block)
+                inputFrames += Int64(n)
+                if n == 0 {
+                    if flush == 0 || inputFrames == 0 { break }
+                    n = min(block, flush); flush -= n
+                    for c in 0..<inCount { inPtrs[c].update(repeating: 0, count: n) }
+                }
                 if plan.render(input: inConst, output: outPtrs, frameCount: n) > 0 {
                     throw AudioFileError(path: request.inputPath, "processing produced non-finite samples in frames \(frames)…\(frames + Int64(n) - 1)")
                 }
+                let dropped = min(skip, n)
+                skip -= dropped
+                let kept = n - dropped
+                if kept == 0 { continue }
+                for c in 0..<outCount { outView[c] = outPtrs[c] + dropped }
                 for c in 0..<outCount {
-                    let p = outPtrs[c]
-                    for i in 0..<n { peak = max(peak, abs(p[i])) }
+                    let p = outView[c]
+                    for i in 0..<kept { peak = max(peak, abs(p[i])) }
                 }
-                ownTruePeak?.process(outPtrs, frameCount: n)
-                analyzer?.process(outPtrs, frameCount: n)
-                try writer?.write(outPtrs, frameCount: n)
-                frames += Int64(n)
+                ownTruePeak?.process(outView, frameCount: kept)
+                analyzer?.process(outView, frameCount: kept)
+                try writer?.write(outView, frameCount: kept)
+                frames += Int64(kept)
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }

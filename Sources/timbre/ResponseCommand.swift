@@ -37,7 +37,7 @@ struct ResponseCommand: ParsableCommand {
             case .filter(let d): sections = d.sections(sampleRate: sampleRate)
             case .eq(let bands): sections = bands.flatMap { $0.design.sections(sampleRate: sampleRate) }
             case .gain(let g): gain = g
-            case .pan, .analysis: break
+            case .pan, .pitch, .analysis: break
             }
             return freqs.map { f in
                 var re = gain, im = 0.0

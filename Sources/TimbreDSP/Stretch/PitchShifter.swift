@@ -36,12 +36,7 @@ public struct PitchShifter {
     public func deallocate() { storage.deallocate() }
 
     /// The pitch the shifter glides to (clamped to ±24 semitones).
-    public func setSemitones(_ semitones: Double) {
-        let target = min(Self.semitoneRange.upperBound, max(Self.semitoneRange.lowerBound, semitones))
-        guard target != storage.targetSemitones else { return }
-        storage.targetSemitones = target
-        storage.glidePerFrame = abs(target - storage.semitones) / (Self.glideSeconds * sampleRate)
-    }
+    public func setSemitones(_ semitones: Double) { storage.setTarget(semitones) }
 
     /// The pitch now (moving toward the target during a glide).
     public var semitones: Double { storage.semitones }
@@ -55,16 +50,52 @@ public struct PitchShifter {
         storage.process(input: input, output: output, frameCount: frameCount)
     }
 
+    /// The latency a shifter built for `sampleRate` has (``latencyFrames``), known without building one.
+    public static func latencyFrames(sampleRate: Double) -> Int {
+        let n = TimeStretcher.frameSize(sampleRate: sampleRate)
+        let hop = n / 8  // the streaming stretcher's hop (rates up to 4)
+        // A stretched frame is final once input reaches its window end and an onset chunk; the
+        // resampler reads `reach` stretched frames past its position; at rate r (input per
+        // stretched frame, up to 4) those stretched frames cost r× as many input frames.
+        let reach = Int(Double(VariableResampler.zeroCrossings) * 4) + 2
+        return n / 2 + OnsetDetector.chunkFrames + 4 * (n / 2 + reach) + 2 * hop
+    }
+
+    /// A handle for real-time code, copied freely and never reference-counted: whoever holds the
+    /// ``PitchShifter`` keeps it alive (and calls `deallocate`) while handles are in use.
+    public var renderHandle: RenderHandle { RenderHandle(storage: .passUnretained(storage)) }
+
+    /// See ``PitchShifter/renderHandle``.
+    public struct RenderHandle: @unchecked Sendable {
+        let storage: Unmanaged<Storage>
+
+        /// Glides toward `targetSemitones` (if it changed) and shifts `frameCount` frames
+        /// (≤ `maximumBlockFrames`) from `input` into `output`; the two may be the same buffers.
+        @_noLocks
+        public func process(targetSemitones: Double, input: UnsafePointer<UnsafePointer<Float>>,
+                            output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+            storage._withUnsafeGuaranteedRef {
+                $0.setTarget(targetSemitones)
+                $0.process(input: input, output: output, frameCount: frameCount)
+            }
+        }
+
+        /// Stretched frames that were not ready in time (see ``PitchShifter/underruns``).
+        public var underruns: Int { storage._withUnsafeGuaranteedRef { $0.underruns } }
+    }
+
     final class Storage {
         let channels: Int
         let stretcher: TimeStretcher
+        /// The stretcher's storage, reached without reference counting in `process`.
+        let stretch: Unmanaged<TimeStretcher.Storage>
         let resampler: VariableResampler
         let latency: Int
         var semitones: Double
         var targetSemitones: Double
         var glidePerFrame = 0.0
         // Stretched frames waiting for the resampler: absolute stretched index fifoStart ..< fifoStart + fifoCount.
-        let fifo: [UnsafeMutablePointer<Float>]
+        let fifo: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let fifoCapacity: Int
         var fifoStart = 0, fifoCount = 0
         let fifoPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -77,24 +108,25 @@ public struct PitchShifter {
         var segmentLeft = 0.0
         var underruns = 0
 
+        let sampleRate: Double
+
         init(sampleRate: Double, channelCount: Int, semitones: Double, maximumBlockFrames: Int) {
-            channels = channelCount
+            channels = channelCount; self.sampleRate = sampleRate
             self.semitones = semitones; targetSemitones = semitones
             let p = pow(2, semitones / 12)
             stretcher = TimeStretcher(sampleRate: sampleRate, channelCount: channelCount, rate: 1 / p,
                                       maximumPushFrames: maximumBlockFrames, options: .streaming)
+            stretch = .passUnretained(stretcher.storage)
             resampler = VariableResampler(channelCount: channelCount, step: p, maximumStep: 4, maximumOutputFrames: maximumBlockFrames, smoothingFrames: 1)
             // Latency: a stretched frame is final once input reaches its frame's window end and an
             // onset chunk; the resampler reads `reach` stretched frames past its position; at rate r
             // (input per stretched frame, up to 4) those stretched frames cost r× as many input frames.
-            let n = stretcher.fftSize, hop = stretcher.hop
-            let reach = Int(Double(VariableResampler.zeroCrossings) * 4) + 2
-            latency = n / 2 + OnsetDetector.chunkFrames + 4 * (n / 2 + reach) + 2 * hop
+            let n = stretcher.fftSize
+            precondition(stretcher.hop == n / 8)
+            latency = PitchShifter.latencyFrames(sampleRate: sampleRate)
             fifoCapacity = 4 * (maximumBlockFrames + latency) + 4 * n
-            fifo = (0..<channelCount).map { _ in
-                let f = UnsafeMutablePointer<Float>.allocate(capacity: 4 * (maximumBlockFrames + (n / 2 + OnsetDetector.chunkFrames + 4 * (n / 2 + reach) + 2 * hop)) + 4 * n)
-                return f
-            }
+            fifo = .allocate(capacity: channelCount)
+            for c in 0..<channelCount { fifo[c] = .allocate(capacity: 4 * (maximumBlockFrames + PitchShifter.latencyFrames(sampleRate: sampleRate)) + 4 * n) }
             fifoPointers = .allocate(capacity: channelCount)
             fifoConst = .allocate(capacity: channelCount)
             subOutput = .allocate(capacity: channelCount)
@@ -102,53 +134,71 @@ public struct PitchShifter {
 
         func deallocate() {
             stretcher.deallocate(); resampler.deallocate()
-            fifo.forEach { $0.deallocate() }
+            for c in 0..<channels { fifo[c].deallocate() }
+            fifo.deallocate()
             fifoPointers.deallocate(); fifoConst.deallocate(); subOutput.deallocate()
         }
 
+        @_noLocks
+        func setTarget(_ semitones: Double) {
+            let target = min(PitchShifter.semitoneRange.upperBound, max(PitchShifter.semitoneRange.lowerBound, semitones))
+            guard target != targetSemitones else { return }
+            targetSemitones = target
+            glidePerFrame = abs(target - self.semitones) / (PitchShifter.glideSeconds * sampleRate)
+        }
+
+        @_noLocks
         func process(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
             // Glide (per block; the stretcher applies it from its next frame).
             let glide = glidePerFrame * Double(frameCount)
             semitones += max(-glide, min(glide, targetSemitones - semitones))
-            stretcher.setRate(1 / pow(2, semitones / 12))
-            stretcher.push(input, frameCount: frameCount)
+            let now = semitones
+            let rate = 1 / _unsafePerformance { pow(2, now / 12) }
+            // (Closures over trivial values only: the guaranteed reference costs no reference counting.)
+            let st = stretch, clamped = min(max(TimeStretcher.rateRange.lowerBound, rate), TimeStretcher.rateRange.upperBound)
+            st._withUnsafeGuaranteedRef { $0.rate = clamped }
+            st._withUnsafeGuaranteedRef { $0.push(input, frameCount: frameCount) }
             // Everything the stretcher has ready goes into the FIFO.
-            let ready = stretcher.availableFrames
+            let ready = st._withUnsafeGuaranteedRef { $0.ready - $0.outStart }
             if ready > 0 {
-                precondition(fifoCount + ready <= fifoCapacity, "PitchShifter FIFO overflow")
+                if fifoCount + ready > fifoCapacity { preconditionFailure("PitchShifter FIFO overflow") }
                 for c in 0..<channels { fifoPointers[c] = fifo[c] + fifoCount }
-                stretcher.pull(fifoPointers, frameCount: ready)
+                let destination = UnsafePointer(fifoPointers)
+                st._withUnsafeGuaranteedRef { $0.pull(destination, frameCount: ready) }
                 fifoCount += ready
             }
             var done = 0
             // The first `latency` output frames are silence.
             if emitted < latency {
                 let n = min(frameCount, latency - emitted)
-                for c in 0..<channels { output[c].update(repeating: 0, count: n) }
+                for c in 0..<channels { let o = output[c]; for i in 0..<n { o[i] = 0 } }
                 done = n; emitted += n
             }
             while done < frameCount {
                 if segmentLeft <= 0 {
                     // Stretch segment j (stretched frames j·hop ..< (j+1)·hop) plays in hop × rate_j output frames.
-                    guard segment + 1 < stretcher.scheduledFrames else { break }
+                    let scheduled = st._withUnsafeGuaranteedRef { $0.frameIndex }, hop = st._withUnsafeGuaranteedRef { $0.hop }
+                    guard segment + 1 < scheduled else { break }
                     segment += 1
-                    let nominal = stretcher.nominalHop(afterFrame: segment)
+                    let j = segment & (TimeStretcher.scheduleCapacity - 1)
+                    let nominal = st._withUnsafeGuaranteedRef { $0.schedule[j] }
                     segmentLeft += nominal
-                    resampler.jumpStep(to: Double(stretcher.hop) / nominal)
+                    resampler.jumpStep(to: Double(hop) / nominal)
                 }
-                let n = min(frameCount - done, Int(segmentLeft.rounded(.up)))
+                let whole = Int(segmentLeft)  // segmentLeft > 0: rounded up below
+                let n = min(frameCount - done, Double(whole) < segmentLeft ? whole + 1 : whole)
                 let need = resampler.inputFramesNeeded(forOutputFrames: n)
                 guard need <= fifoCount else { break }
                 for c in 0..<channels { fifoConst[c] = UnsafePointer(fifo[c]); subOutput[c] = output[c] + done }
                 resampler.process(input: fifoConst, inputFrames: need, output: subOutput, outputFrames: n)
-                for c in 0..<channels { fifo[c].update(from: fifo[c] + need, count: fifoCount - need) }
+                for c in 0..<channels { let f = fifo[c]; for i in 0..<(fifoCount - need) { f[i] = f[i + need] } }
                 fifoCount -= need; fifoStart += need
                 done += n; segmentLeft -= Double(n); emitted += n
             }
             if done < frameCount {
                 // Not ready (the latency was too small): silence, counted.
                 underruns += frameCount - done
-                for c in 0..<channels { (output[c] + done).update(repeating: 0, count: frameCount - done) }
+                for c in 0..<channels { let o = output[c]; for i in done..<frameCount { o[i] = 0 } }
                 emitted += frameCount - done
             }
         }

@@ -58,7 +58,7 @@ public struct TimeStretcher {
     }
     /// Input frames the stretcher reads ahead of the frame it synthesises (half a window and
     /// the attack lookahead of three windows).
-    public var lookaheadFrames: Int { fftSize / 2 + 3 * fftSize }
+    public var lookaheadFrames: Int { fftSize / 2 + Self.attackLookahead(fftSize) }
 
     @usableFromInline let storage: Storage
 
@@ -75,11 +75,21 @@ public struct TimeStretcher {
         self.rate = rate
         self.options = options
         self.maximumPushFrames = maximumPushFrames
-        fftSize = sampleRate <= 50_000 ? 2048 : sampleRate <= 100_000 ? 4096 : 8192
+        fftSize = Self.frameSize(sampleRate: sampleRate)
         // Four frames overlap; eight when the analysis hop would exceed ~0.6 frame (fast rates),
         // where a peak's phase advance would become ambiguous.
         hop = max(rate, options.maximumRate) <= 2.5 ? fftSize / 4 : fftSize / 8
         storage = Storage(fftSize: fftSize, hop: hop, channelCount: channelCount, rate: rate, maximumPushFrames: maximumPushFrames, options: options)
+    }
+
+    /// Frames whose nominal hop is remembered (a power of two).
+    @inlinable static var scheduleCapacity: Int { 1024 }
+    /// Attack lookahead in input frames beyond the window.
+    @inline(__always) static func attackLookahead(_ n: Int) -> Int { 3 * n }
+
+    /// The frame (FFT) length used at `sampleRate`.
+    public static func frameSize(sampleRate: Double) -> Int {
+        sampleRate <= 50_000 ? 2048 : sampleRate <= 100_000 ? 4096 : 8192
     }
 
     /// Frees buffers and plans. Call once, off the render thread.
@@ -104,7 +114,7 @@ public struct TimeStretcher {
     /// Input frames the output stretch `j·hop ..< (j+1)·hop` stands for: hop × the rate in effect
     /// at frame j (the stretch's own clock; the analysis hops follow it within a frame). Known for
     /// frames below ``scheduledFrames``; the last 1024 frames are remembered.
-    public func nominalHop(afterFrame j: Int) -> Double { storage.schedule[j & (Storage.scheduleCapacity - 1)] }
+    public func nominalHop(afterFrame j: Int) -> Double { storage.schedule[j & (TimeStretcher.scheduleCapacity - 1)] }
 
     /// Frames whose following analysis hop is known: ``analysisHop(afterFrame:)`` holds for
     /// frames below this.
@@ -124,22 +134,21 @@ public struct TimeStretcher {
         let n: Int, hop: Int, channels: Int, bins: Int
         var rate: Double
         let options: Options
-        static let scheduleCapacity = 1024
         let schedule: UnsafeMutablePointer<Double>
         let window: UnsafeMutablePointer<Float>
         /// Output scale: 1 / (N · Σⱼ w²(t − j·hop)) (FFTW's inverse is unnormalised).
         let scale: Float
         // Input: absolute frames inStart ..< inStart + inCount, per channel.
-        let input: [UnsafeMutablePointer<Float>]
+        let input: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let inCapacity: Int
         var inStart: Int, inCount = 0, pushed = 0
         // Output accumulator: absolute frames outStart ..< outStart + outCapacity.
-        let output: [UnsafeMutablePointer<Float>]
+        let output: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outCapacity: Int
         var outStart = 0, ready = 0, total = -1
         // FFT work: one real frame, a spectrum per channel, the sum ("reference") spectra.
         let frame: UnsafeMutablePointer<Float>
-        let spectra: [UnsafeMutablePointer<Float>]  // interleaved re, im; bins complex values
+        let spectra: UnsafeMutablePointer<UnsafeMutablePointer<Float>>  // interleaved re, im; bins complex values
         let reference: UnsafeMutablePointer<Float>, previousReference: UnsafeMutablePointer<Float>
         let previousSynthesis: UnsafeMutablePointer<Float>
         let power: UnsafeMutablePointer<Float>
@@ -150,6 +159,8 @@ public struct TimeStretcher {
         // Frame state.
         var frameIndex: Int, center: Int, target: Double
         var hasPrevious = false
+        /// The last frame analysed was silent: the next one starts from its analysis phases.
+        var previousSilent = false
         /// The next frame is a copy (an attack's frame on the unstretched path).
         var copying = false
         var lastAnalysisHop = 0
@@ -157,8 +168,8 @@ public struct TimeStretcher {
         init(fftSize: Int, hop: Int, channelCount: Int, rate: Double, maximumPushFrames: Int, options: Options) {
             n = fftSize; self.hop = hop; channels = channelCount; self.rate = rate; bins = fftSize / 2 + 1
             self.options = options
-            schedule = .allocate(capacity: Self.scheduleCapacity)
-            schedule.initialize(repeating: 0, count: Self.scheduleCapacity)
+            schedule = .allocate(capacity: TimeStretcher.scheduleCapacity)
+            schedule.initialize(repeating: 0, count: TimeStretcher.scheduleCapacity)
             window = .allocate(capacity: n)
             for i in 0..<n { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }  // periodic Hann
             var sum = 0.0
@@ -170,25 +181,25 @@ public struct TimeStretcher {
             center = Int(target.rounded())
             inStart = center - n / 2
             inCapacity = 5 * n + maximumPushFrames + 4 * hop
-            input = (0..<channelCount).map { _ in
+            input = Self.pointers((0..<channelCount).map { _ in
                 let p = UnsafeMutablePointer<Float>.allocate(capacity: 5 * fftSize + maximumPushFrames + 4 * hop)
                 p.initialize(repeating: 0, count: 5 * fftSize + maximumPushFrames + 4 * hop)
                 return p
-            }
+            })
             inCount = -inStart  // the silence before input frame 0
             outCapacity = 2 * n + 4 * maximumPushFrames + 8 * hop
-            output = (0..<channelCount).map { _ in
+            output = Self.pointers((0..<channelCount).map { _ in
                 let p = UnsafeMutablePointer<Float>.allocate(capacity: 2 * fftSize + 4 * maximumPushFrames + 8 * hop)
                 p.initialize(repeating: 0, count: 2 * fftSize + 4 * maximumPushFrames + 8 * hop)
                 return p
-            }
+            })
             frame = fftwf_alloc_real(n)!
             func complexBuffer() -> UnsafeMutablePointer<Float> {
                 let p = UnsafeMutableRawPointer(fftwf_alloc_complex(fftSize / 2 + 1)!).bindMemory(to: Float.self, capacity: 2 * (fftSize / 2 + 1))
                 p.initialize(repeating: 0, count: 2 * (fftSize / 2 + 1))
                 return p
             }
-            spectra = (0..<channelCount).map { _ in complexBuffer() }
+            spectra = Self.pointers((0..<channelCount).map { _ in complexBuffer() })
             reference = complexBuffer(); previousReference = complexBuffer(); previousSynthesis = complexBuffer()
             power = .allocate(capacity: bins)
             peaks = .allocate(capacity: bins)
@@ -199,21 +210,31 @@ public struct TimeStretcher {
             inverse = FFTWPlanner.realInverse(size: n, input: c0, output: frame)
         }
 
+        /// A raw array of the channel buffers (read on the render path without reference counting).
+        static func pointers(_ list: [UnsafeMutablePointer<Float>]) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+            let p = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: list.count)
+            p.initialize(from: list, count: list.count)
+            return p
+        }
+
         func deallocate() {
             FFTWPlanner.destroy(forward); FFTWPlanner.destroy(inverse)
             window.deallocate()
-            input.forEach { $0.deallocate() }; output.forEach { $0.deallocate() }
+            for c in 0..<channels { input[c].deallocate(); output[c].deallocate() }
+            input.deallocate(); output.deallocate()
             fftwf_free(frame)
-            spectra.forEach { fftwf_free($0) }
+            for c in 0..<channels { fftwf_free(spectra[c]) }
+            spectra.deallocate()
             fftwf_free(reference); fftwf_free(previousReference); fftwf_free(previousSynthesis)
             power.deallocate(); peaks.deallocate(); mono.deallocate(); schedule.deallocate()
             onsets.deallocate()
         }
 
+        @_noLocks
         func push(_ x: UnsafePointer<UnsafePointer<Float>>, frameCount: Int) {
-            precondition(total < 0, "TimeStretcher.push after finish")
-            precondition(inCount + frameCount <= inCapacity, "TimeStretcher.push: more frames than it was built for")
-            for c in 0..<channels { (input[c] + inCount).update(from: x[c], count: frameCount) }
+            if total >= 0 { preconditionFailure("TimeStretcher.push after finish") }
+            if inCount + frameCount > inCapacity { preconditionFailure("TimeStretcher.push: more frames than it was built for") }
+            for c in 0..<channels { let src = x[c], dst = input[c] + inCount; for i in 0..<frameCount { dst[i] = src[i] } }
             // The onset detector hears the mono mix.
             for i in 0..<frameCount {
                 var s: Float = 0
@@ -232,12 +253,14 @@ public struct TimeStretcher {
             runFrames()
         }
 
+        @_noLocks
         func pull(_ y: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-            precondition(frameCount <= ready - outStart)
+            if frameCount > ready - outStart { preconditionFailure("TimeStretcher.pull: more frames than are ready") }
             for c in 0..<channels {
-                y[c].update(from: output[c], count: frameCount)
-                output[c].update(from: output[c] + frameCount, count: outCapacity - frameCount)
-                (output[c] + outCapacity - frameCount).update(repeating: 0, count: frameCount)
+                let o = output[c], dst = y[c]
+                for i in 0..<frameCount { dst[i] = o[i] }
+                for i in 0..<(outCapacity - frameCount) { o[i] = o[i + frameCount] }
+                for i in (outCapacity - frameCount)..<outCapacity { o[i] = 0 }
             }
             outStart += frameCount
             runFrames()
@@ -248,13 +271,13 @@ public struct TimeStretcher {
             while true {
                 // The window, the attack lookahead, and one onset chunk so every onset before the
                 // lookahead's end is known (the decisions then do not depend on the block size).
-                let frameEnd = center + n / 2 + (options.attackLookahead ? Self.lookahead(n) : 0) + OnsetDetector.chunkFrames
+                let frameEnd = center + n / 2 + (options.attackLookahead ? TimeStretcher.attackLookahead(n) : 0) + OnsetDetector.chunkFrames
                 if total >= 0 {
                     if ready >= total { ready = total; return }
                     // Past the end of the input: silence.
                     let need = frameEnd - (inStart + inCount)
                     if need > 0 {
-                        for c in 0..<channels { (input[c] + inCount).update(repeating: 0, count: need) }
+                        for c in 0..<channels { let x = input[c] + inCount; for i in 0..<need { x[i] = 0 } }
                         inCount += need
                     }
                 } else if frameEnd > inStart + inCount {
@@ -269,8 +292,6 @@ public struct TimeStretcher {
             }
         }
 
-        /// Attack lookahead in input frames beyond the window.
-        static func lookahead(_ n: Int) -> Int { 3 * n }
 
         private func advance() {
             let nominal = Double(hop) * rate
@@ -278,54 +299,65 @@ public struct TimeStretcher {
             frameIndex += 1
             // Where the next frame should sit: on the stretch (output frame d ↔ input d × rate), or,
             // when an attack T lies ahead, where copying unstretched puts T at T / rate.
-            var desired = Int(target.rounded())
+            var desired = nearestInteger(target)
             let lo = max(1, Int(nominal * 0.5)), hi = min(Int(Double(n) * 0.85), Int(nominal * 2) + 1)
-            if options.attackLookahead, let attack = onsets.firstOnset(atOrAfter: center + lo - n / 2), attack < center + n / 2 + Self.lookahead(n) {
+            if options.attackLookahead, let attack = onsets.firstOnset(atOrAfter: center + lo - n / 2), attack < center + n / 2 + TimeStretcher.attackLookahead(n) {
                 let outputCenter = Double(frameIndex * hop)
-                desired = Int((outputCenter - (Double(attack) / rate - Double(attack))).rounded())
+                desired = nearestInteger(outputCenter - (Double(attack) / rate - Double(attack)))
             }
             var next = center + min(hi, max(lo, desired - center))
             // Within an attack's frames the input advances exactly one hop (a copy); a frame
             // whose window holds an attack is copied, not phase-vocoded.
             if copying, onsets.hasOnset(in: (center + hop - n / 2)..<(center + hop + n / 2)) { next = center + hop }
-            copying = options.copyAttacks && onsets.hasOnset(in: (next - n / 2)..<(next + n / 2))
+            let attackInWindow = onsets.hasOnset(in: (next - n / 2)..<(next + n / 2))
+            copying = options.copyAttacks ? attackInWindow : false
             lastAnalysisHop = next - center
-            if frameIndex >= 1 { schedule[(frameIndex - 1) & (Self.scheduleCapacity - 1)] = nominal }
+            if frameIndex >= 1 { schedule[(frameIndex - 1) & (TimeStretcher.scheduleCapacity - 1)] = nominal }
             center = next
             // Drop input no frame will read again.
             let keepFrom = center - n / 2 - inStart
             if keepFrom > 0 {
-                for c in 0..<channels { input[c].update(from: input[c] + keepFrom, count: inCount - keepFrom) }
+                for c in 0..<channels { let x = input[c]; for i in 0..<(inCount - keepFrom) { x[i] = x[i + keepFrom] } }
                 inStart += keepFrom; inCount -= keepFrom
             }
         }
 
         private func synthesiseFrame() {
             let offset = center - n / 2 - inStart
-            let identity = !hasPrevious || copying
+            let had = hasPrevious, silent = previousSilent, copy = copying
+            let previous = had && !silent
+            // The first frame, a copied attack, or the first after silence keeps its analysis
+            // phases (so sound after silence starts in phase with the input).
+            let identity = !previous || copy  // (locals: `||` over stored properties would capture self)
             // Analysis: every channel's spectrum, their sum, the summed power.
-            reference.update(repeating: 0, count: 2 * bins)
-            power.update(repeating: 0, count: bins)
+            for k in 0..<(2 * bins) { reference[k] = 0 }
+            for k in 0..<bins { power[k] = 0 }
             for c in 0..<channels {
                 let x = input[c] + offset
                 for i in 0..<n { frame[i] = x[i] * window[i] }
-                fftwf_execute_dft_r2c(forward, frame, UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self))
+                let plan = forward, input = frame, spectrum = UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self)
+                // FFTW's new-array execute neither allocates nor locks (the plan was made in init).
+                _unsafePerformance { fftwf_execute_dft_r2c(plan, input, spectrum) }
                 let s = spectra[c]
                 for k in 0..<(2 * bins) { reference[k] += s[k] }
                 for k in 0..<bins { power[k] += s[2 * k] * s[2 * k] + s[2 * k + 1] * s[2 * k + 1] }
             }
+            var loudest: Float = 0
+            for k in 0..<bins { loudest = max(loudest, power[k]) }
+            previousSilent = loudest < 1e-30
             if !identity { lockPhases() }
             // Synthesis: inverse FFT, window, overlap-add at output centre frameIndex·hop.
             let start = frameIndex * hop - n / 2 - outStart
             for c in 0..<channels {
-                fftwf_execute_dft_c2r(inverse, UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self), frame)
+                let plan = inverse, result = frame, spectrum = UnsafeMutableRawPointer(spectra[c]).assumingMemoryBound(to: fftwf_complex.self)
+                _unsafePerformance { fftwf_execute_dft_c2r(plan, spectrum, result) }
                 let y = output[c]
                 let first = max(0, -start)
                 for i in first..<n { y[start + i] += frame[i] * window[i] * scale }
             }
             // Keep this frame's analysed and synthesised sums for the next frame's phase advance.
-            previousReference.update(from: reference, count: 2 * bins)
-            if identity { previousSynthesis.update(from: reference, count: 2 * bins) }
+            for k in 0..<(2 * bins) { previousReference[k] = reference[k] }
+            if identity { for k in 0..<(2 * bins) { previousSynthesis[k] = reference[k] } }
             hasPrevious = true
         }
 
@@ -339,6 +371,7 @@ public struct TimeStretcher {
             let floor = loudest * 1e-12
             var peakCount = 0
             if loudest > 0 {
+                let power = power, bins = bins  // locals: the `||` autoclosures must not capture self
                 for k in 0..<bins where power[k] > floor {
                     let p = power[k]
                     if (k < 1 || p > power[k - 1]) && (k < 2 || p > power[k - 2])
@@ -350,7 +383,7 @@ public struct TimeStretcher {
             let synthesis = previousSynthesis
             guard peakCount > 0 else {
                 // Silence: nothing to lock; carry the analysis phases.
-                synthesis.update(from: reference, count: 2 * bins)
+                for k in 0..<(2 * bins) { synthesis[k] = reference[k] }
                 return
             }
             var regionStart = 0
@@ -360,17 +393,18 @@ public struct TimeStretcher {
                 // Phase advance of the peak over the analysis hop, against the bin's own.
                 let re = Double(reference[2 * k]), im = Double(reference[2 * k + 1])
                 let pre = Double(previousReference[2 * k]), pim = Double(previousReference[2 * k + 1])
-                let advance = atan2(im * pre - re * pim, re * pre + im * pim)
+                let advance = _unsafePerformance { atan2(im * pre - re * pim, re * pre + im * pim) }
                 let expected = 2 * Double.pi * Double(k) * ha / Double(n)
                 var deviation = advance - expected
-                deviation -= 2 * Double.pi * (deviation / (2 * Double.pi)).rounded()
+                deviation -= 2 * Double.pi * Double(nearestInteger(deviation / (2 * Double.pi)))
                 let omega = 2 * Double.pi * Double(k) / Double(n) + deviation / ha
-                let phase = atan2(Double(synthesis[2 * k + 1]), Double(synthesis[2 * k])) + omega * hs
+                let sy = Double(synthesis[2 * k + 1]), sx = Double(synthesis[2 * k])
+                let phase = _unsafePerformance { atan2(sy, sx) } + omega * hs
                 // Rotation: e^{i·phase} / (analysed peak phase).
-                let magnitude = (re * re + im * im).squareRoot()
+                let magnitude = _unsafePerformance { (re * re + im * im).squareRoot() }
                 var cr = 1.0, ci = 0.0
                 if magnitude > 0 {
-                    let (s, c) = (sin(phase), cos(phase))
+                    let (s, c) = _unsafePerformance { (sin(phase), cos(phase)) }
                     cr = (c * re + s * im) / magnitude
                     ci = (s * re - c * im) / magnitude
                 }
@@ -391,3 +425,8 @@ public struct TimeStretcher {
         }
     }
 }
+
+/// `x` rounded to the nearest integer, halves away from zero (as `rounded()`), without a libm
+/// call or the rounding-rule type (both opaque to `@_noLocks`).
+@inline(__always)
+func nearestInteger(_ x: Double) -> Int { Int(x >= 0 ? x + 0.5 : x - 0.5) }

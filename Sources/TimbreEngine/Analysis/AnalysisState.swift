@@ -27,19 +27,3 @@ public final class AnalysisState {
     /// The newest values (control thread only: the snapshot buffer has one reader).
     public var values: JSONValue { kernel.readValues() }
 }
-
-/// Analysis states by node key, shared by the plans a ``LiveEngine`` compiles.
-public final class AnalysisRegistry {
-    var states: [String: AnalysisState] = [:]
-    public init() {}
-
-    func state(key: String, kind: AnalysisState.Kind, channels: Int, sampleRate: Double, spectrum: SpectrumSettings?) -> AnalysisState {
-        if let s = states[key], s.matches(kind, channels, sampleRate, spectrum) { return s }
-        let s = AnalysisState(kind: kind, channelCount: channels, sampleRate: sampleRate, spectrum: spectrum)
-        states[key] = s
-        return s
-    }
-
-    /// Forgets states no alive plan uses (they are freed when the last plan holding them is).
-    func prune(keeping keys: Set<String>) { states = states.filter { keys.contains($0.key) } }
-}

@@ -17,6 +17,7 @@ extension NodeSpec {
             return "\(id)eq " + bands.map { "\(fmt($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ") + off
         case .gain(let g): return "\(id)gain " + (g > 0 ? String(format: "%+.2f dB", 20 * log10(g)) : "-inf dB (silent)") + off
         case .pan(let p): return "\(id)pan \(fmt(p))" + off
+        case .pitch(let st): return "\(id)pitch \(String(format: "%+.2f", st)) semitones" + off
         case .analysis(let k, _): return "\(id)\(k.rawValue) (measures, passes audio unchanged)" + off
         }
     }

@@ -13,6 +13,9 @@ public enum ParameterRanges {
     public static let sampleRate: ClosedRange<Double> = 8000...384_000
     /// Speeds with the pitch following (varispeed), as a factor of the original.
     public static let varispeed: ClosedRange<Double> = 0.25...4
+    /// A `pitch` node's shift: semitones, cents, and their sum (semitones + cents / 100).
+    public static let pitchSemitones: ClosedRange<Double> = -24...24
+    public static let pitchCents: ClosedRange<Double> = -100...100
     /// Filters must stay below this fraction of the sample rate.
     public static let nyquistFraction = 0.49
 

@@ -90,6 +90,9 @@ public enum NodeKind: Sendable, Equatable {
     case gain(linear: Double)
     /// Pan/balance −1…1.
     case pan(Double)
+    /// A pitch shift at unchanged speed, in semitones (the node's `semitones` + `cents` / 100),
+    /// with a fixed latency (``PitchShifter``).
+    case pitch(semitones: Double)
     /// A pass-through measurement: `meter` (peaks, RMS, clips, ballistics) or `loudness`
     /// (R 128 momentary, short-term, integrated, range, and the meter's values).
     case analysis(AnalysisState.Kind, spectrum: SpectrumSettings? = nil)

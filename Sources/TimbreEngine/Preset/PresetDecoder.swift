@@ -234,6 +234,15 @@ public enum PresetDecoder {
             }
         case "pan":
             kind = .pan(try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0)
+        case "pitch":
+            let semitonesField = try o.optional("semitones")
+            let semitones = try semitonesField?.number(in: ParameterRanges.pitchSemitones, unit: "semitones") ?? 0
+            let cents = try o.optional("cents")?.number(in: ParameterRanges.pitchCents, unit: "cents") ?? 0
+            let total = semitones + cents / 100
+            guard ParameterRanges.pitchSemitones.contains(total) else {
+                throw PresetError(path: path, "semitones + cents / 100 = \(JSONValue.number(total).brief) is out of range (allowed -24…24)")
+            }
+            kind = .pitch(semitones: total)
         case "meter": kind = .analysis(.meter)
         case "loudness": kind = .analysis(.loudness)
         case "spectrum":
@@ -247,7 +256,7 @@ public enum PresetDecoder {
             if let a = try o.optional("averaging") { settings.averagingSeconds = try a.number(in: 0...60, unit: "s") }
             kind = .analysis(.spectrum, spectrum: settings)
         default:
-            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, meter, loudness, spectrum)")
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, pitch, meter, loudness, spectrum)")
         }
         try o.finish()
         return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)

@@ -27,8 +27,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     let shared: UnsafeMutablePointer<SharedRenderState>
     var alive: [UnsafeMutableRawPointer: RenderPlan] = [:]
-    /// Meter and loudness states shared by the plans that continue them.
-    let analysis = AnalysisRegistry()
+    /// Meter, loudness, spectrum and pitch states shared by the plans that continue them.
+    let sharedStates = SharedNodeStates()
 
     /// The audio thread's handle.
     public var renderer: RealtimeRenderer { RealtimeRenderer(shared: shared) }
@@ -37,9 +37,9 @@ public final class LiveEngine: @unchecked Sendable {
                 maxBlockFrames: Int = 8192) throws(PresetError) {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
         let preset = try PresetDecoder.decode(document)
-        let registry = analysis
+        let registry = sharedStates
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
-                                  analysis: registry)
+                                  shared: registry)
         self.document = document
         self.preset = preset
         self.sampleRate = sampleRate
@@ -124,7 +124,7 @@ public final class LiveEngine: @unchecked Sendable {
         collectRetired()
         let livePlan = shared.pointee.live.load(ordering: .acquiring).flatMap { alive[$0] } ?? plan
         let next = try RenderPlan(preset: newPreset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
-                                  continuing: livePlan, analysis: analysis)
+                                  continuing: livePlan, shared: sharedStates)
         let raw = UnsafeMutableRawPointer(next.core)
         alive[raw] = next
         if let unconsumed = shared.pointee.pending.exchange(raw, ordering: .acquiringAndReleasing) {
@@ -145,12 +145,14 @@ public final class LiveEngine: @unchecked Sendable {
                 freed += 1
             }
         }
-        if freed > 0 { analysis.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) })) }
+        if freed > 0 {
+            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) }))
+        }
         return freed
     }
 
-    /// Frames of latency the plan adds (every built-in node is zero-latency today; computed
-    /// from the plan so latency-reporting nodes change it without touching hosts).
+    /// Frames of latency the plan adds (its `pitch` nodes on the longest path; computed from
+    /// the plan, so hosts report it through JACK's latency callback).
     public var latencyFrames: Int { plan.latencyFrames }
 
     /// The newest values of the `meter` and `loudness` nodes of the most recent plan, by node key.

@@ -31,6 +31,8 @@ public struct PlanCore {
     let fadeInFrames: Int
     let dry: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let dryStorage: UnsafeMutablePointer<Float>
+    /// Blocks rendered (the stamp shared nodes see when no `sequence` is given).
+    var blocksDone = 0
 
     /// Renders `frameCount` frames from `input` (`inputChannelCount` planar channels) to
     /// `output` (`outputChannelCount` planar channels). Splits at `maxBlockFrames`.
@@ -41,13 +43,18 @@ public struct PlanCore {
     /// samples reached) is cleared, so the graph recovers on the next block of finite input.
     /// Returns the number of blocks silenced this way. `analyse: false` skips the analysis
     /// nodes (a plan fading out must not feed the measurements its successor shares).
+    /// `sequence`: the host's block number, the same for every plan rendering that block, so a
+    /// shared node (`pitch`) runs once per block however many plans render it (see ``PitchKernel``).
     @_noLocks @discardableResult
     public mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
-                                analyse: Bool = true) -> Int {
+                                analyse: Bool = true, sequence: Int? = nil) -> Int {
         var silenced = 0
         var done = 0
+        var part = 0
         while done < frameCount {
             let n = min(maxBlockFrames, frameCount - done)
+            let stamp = sequence.map { $0 &* 1024 &+ part } ?? blocksDone
+            blocksDone &+= 1; part += 1
             for c in 0..<inputChannelCount {
                 let src = input[c] + done, dst = work[c]
                 for i in 0..<n { dst[i] = src[i] }
@@ -91,6 +98,10 @@ public struct PlanCore {
                     nodes[i] = .mix(to: to, count: count, gain: gain)
                 case .analysis(let k):
                     if analyse { k.process(at, frameCount: n) }
+                case .pitch(let k, let semitones):
+                    k.process(at, semitones: semitones, frameCount: n, stamp: stamp)
+                case .delay(let d):
+                    d.process(at, frameCount: n)
                 }
             }
             var poisoned = false
@@ -147,6 +158,8 @@ public struct PlanCore {
             case (.sine(var new), .sine(let previous)):
                 new.phase = previous.phase
                 nodes[i] = .sine(new)
+            case (.delay(let new), .delay(let previous)):
+                new.copyState(from: previous)
             case (.mix(let to, let count, let gain), .mix(_, _, let previous)):
                 var ramp = LinearRamp(value: previous.current)
                 ramp.setTarget(gain.target, frames: fadeInFrames)
@@ -157,10 +170,11 @@ public struct PlanCore {
         }
     }
 
-    /// Clears filter state.
+    /// Clears filter state and delay lines.
     public func reset() {
         for node in nodes {
             if case .biquads(let k) = node { k.reset() }
+            if case .delay(let d) = node { d.reset() }
         }
     }
 }

@@ -23,6 +23,8 @@ struct SharedRenderState {
     var current: UnsafeMutablePointer<PlanCore>?
     var fading: UnsafeMutablePointer<PlanCore>?
     var fadePosition: Int
+    /// Chunks rendered: the block stamp both plans of a crossfade render with.
+    var chunks: Int = 0
     let fadeFrames: Int
     let inputChannelCount: Int
     let outputChannelCount: Int
@@ -83,9 +85,11 @@ public struct RealtimeRenderer: @unchecked Sendable {
         // The plans read `input[c] + offset` through a preallocated pointer array.
         for c in 0..<s.pointee.inputChannelCount { s.pointee.shiftedInput[c] = input[c] + offset }
         let shifted = UnsafePointer(s.pointee.shiftedInput)
-        var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n)
+        let sequence = s.pointee.chunks
+        s.pointee.chunks &+= 1
+        var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n, sequence: sequence)
         if let old = s.pointee.fading {
-            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false)
+            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false, sequence: sequence)
         }
         if silenced > 0 { s.pointee.nonFiniteBlocks.wrappingIncrement(ordering: .relaxed) }
         let newChannels = current.pointee.outputChannelCount

@@ -19,6 +19,10 @@ public enum RenderNode {
     case mix(to: Int, count: Int, gain: LinearRamp)
     /// A `meter` or `loudness` node: measures its channels, leaves them unchanged.
     case analysis(AnalysisKernel)
+    /// A `pitch` node: its shared shifter and the pitch this plan asks of it.
+    case pitch(PitchKernel, semitones: Double)
+    /// Latency compensation: delays a path so it meets a longer one in time at a mix.
+    case delay(DelayLine)
 }
 
 extension RenderNode {
@@ -27,14 +31,15 @@ extension RenderNode {
         case biquads(sections: Int, channels: Int)
         case gain
         case pan(PanKernel.Mode)
-        case copy, sine, clear, mix, analysis
+        case copy, sine, clear, mix, analysis, pitch
+        case delay(frames: Int, channels: Int)
 
         /// Whether a node of this shape has state worth continuing in the next plan.
-        /// (Analysis state is not copied: plans that continue a node share its state.)
+        /// (Analysis and pitch state is not copied: plans that continue such a node share its state.)
         var carriesState: Bool {
             switch self {
-            case .biquads, .gain, .pan, .sine, .mix: true
-            case .copy, .clear, .analysis: false
+            case .biquads, .gain, .pan, .sine, .mix, .delay: true
+            case .copy, .clear, .analysis, .pitch: false
             }
         }
     }
@@ -50,6 +55,8 @@ extension RenderNode {
         case .clear: .clear
         case .mix: .mix
         case .analysis: .analysis
+        case .pitch: .pitch
+        case .delay(let d): .delay(frames: d.frames, channels: d.channelCount)
         }
     }
 }

@@ -30,6 +30,8 @@ public final class RenderPlan {
     /// The measurements of this plan's `meter` and `loudness` nodes, by node key (held here
     /// so they live as long as any plan that renders them).
     public let analysisStates: [(key: String, state: AnalysisState)]
+    /// The shifters of this plan's `pitch` nodes, by node key (held for the same reason).
+    public let pitchStates: [(key: String, state: PitchState)]
     /// The render-side memory. Valid until this plan is deinitialised.
     public let core: UnsafeMutablePointer<PlanCore>
 
@@ -37,10 +39,14 @@ public final class RenderPlan {
     /// frequency is at or above 0.49 × the sample rate or a node cannot take the channel count.
     /// `continuing`: a plan whose node states this one will continue (matched by node id
     /// and shape) when the render switches to it.
-    /// `analysis`: where `meter`/`loudness` nodes find the state they continue (a live
-    /// engine's registry); without one each node measures from scratch.
+    /// `shared`: where `meter`/`loudness`/`spectrum` and `pitch` nodes find the state they
+    /// continue (a live engine's registry); without one each node starts from scratch.
+    ///
+    /// Latency: a `pitch` node delays its path by ``PitchShifter/latencyFrames(sampleRate:)``;
+    /// the plan's latency is the longest path, and shorter paths into a bus are delayed to meet
+    /// it (a `delay` node before their mix), so parallel channels stay aligned.
     public init(preset: Preset, format: RenderFormat, continuing previous: RenderPlan? = nil,
-                analysis registry: AnalysisRegistry? = nil) throws(PresetError) {
+                shared registry: SharedNodeStates? = nil) throws(PresetError) {
         precondition(format.inputChannelCount >= 1 && format.maxBlockFrames >= 1)
         self.format = format
         self.preset = preset
@@ -57,7 +63,21 @@ public final class RenderPlan {
         var keys: [String] = []
         var built: [RenderNode] = []
         var analysis: [(key: String, state: AnalysisState)] = []
-        defer { for n in built { if case .biquads(let k) = n { k.deallocate() } } }  // only on throw
+        var pitch: [(key: String, state: PitchState)] = []
+        defer {  // only on throw
+            for n in built {
+                if case .biquads(let k) = n { k.deallocate() }
+                if case .delay(let d) = n { d.deallocate() }
+            }
+        }
+        let pitchLatency = PitchShifter.latencyFrames(sampleRate: fs)
+        /// The latency a chain adds (its `pitch` nodes).
+        func latency(of chain: [NodeSpec]) -> Int {
+            chain.reduce(0) { sum, node in
+                if !node.bypass, case .pitch = node.kind { return sum + pitchLatency }
+                return sum
+            }
+        }
         var maxChannels = format.inputChannelCount
 
         func add(_ kernel: RenderNode, key: String, base: Int, channels: Int) {
@@ -89,10 +109,15 @@ public final class RenderPlan {
                     if let spectrum, Double(spectrum.size) / fs > 2 {
                         throw PresetError(path: node.path + ".fftSize", "\(spectrum.size) points are more than 2 s at \(JSONValue.number(fs).brief) Hz")
                     }
-                    let state = registry?.state(key: key, kind: kind, channels: channels, sampleRate: fs, spectrum: spectrum)
+                    let state = registry?.analysisState(key: key, kind: kind, channels: channels, sampleRate: fs, spectrum: spectrum)
                         ?? AnalysisState(kind: kind, channelCount: channels, sampleRate: fs, spectrum: spectrum)
                     analysis.append((key, state))
                     kernel = .analysis(state.kernel)
+                case .pitch(let semitones):
+                    let state = registry?.pitchState(key: key, channels: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames, semitones: semitones)
+                        ?? PitchState(channelCount: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames, semitones: semitones)
+                    pitch.append((key, state))
+                    kernel = .pitch(state.kernel, semitones: semitones)
                 case .pan(let p):
                     switch channels {
                     case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
@@ -109,6 +134,7 @@ public final class RenderPlan {
         }
 
         var outputBase = 0
+        var planLatency = 0
         switch preset.form {
         case .graph(let graph):
             // Work channels: [inputs][channel buses, 2 each][group buses][master bus].
@@ -119,6 +145,20 @@ public final class RenderPlan {
             for k in 0..<graph.groups.count { add(.clear(count: 2), key: "clear:group:\(k)", base: groupBase(k), channels: 2) }
             add(.clear(count: 2), key: "clear:master", base: masterBase, channels: 2)
             let soloing = graph.channels.contains(where: \.solo)
+            // Latency: each channel's path, each bus's longest input; shorter inputs are delayed.
+            let groupIndex = { (ch: ChannelSpec) in ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } } }
+            let channelLatency = graph.channels.map { latency(of: $0.chain) }
+            var groupInput = [Int](repeating: 0, count: graph.groups.count)
+            var masterInput = 0
+            for (k, ch) in graph.channels.enumerated() {
+                if let g = groupIndex(ch) { groupInput[g] = max(groupInput[g], channelLatency[k]) } else { masterInput = max(masterInput, channelLatency[k]) }
+            }
+            let groupLatency = graph.groups.indices.map { groupInput[$0] + latency(of: graph.groups[$0].chain) }
+            for l in groupLatency { masterInput = max(masterInput, l) }
+            planLatency = masterInput + latency(of: graph.master.chain)
+            func compensate(_ frames: Int, key: String, base: Int) {
+                if frames > 0 { add(.delay(DelayLine(frames: frames, channelCount: 2)), key: key, base: base, channels: 2) }
+            }
             for (k, ch) in graph.channels.enumerated() {
                 let base = channelBase(k)
                 var channels: Int
@@ -140,13 +180,15 @@ public final class RenderPlan {
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
                 add(.pan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs)),
                     key: "pan:\(ch.id)", base: base, channels: channels)
+                compensate((groupIndex(ch).map { groupInput[$0] } ?? masterInput) - channelLatency[k], key: "delay:\(ch.id)", base: base)
                 let audible = !ch.mute && (!soloing || ch.solo)
-                let target = ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } }.map(groupBase) ?? masterBase
+                let target = groupIndex(ch).map(groupBase) ?? masterBase
                 add(.mix(to: target, count: 2, gain: LinearRamp(value: audible ? Float(ch.volume) : 0)), key: "mix:\(ch.id)", base: base, channels: 2)
             }
             for (k, g) in graph.groups.enumerated() {
                 let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/")
                 guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
+                compensate(masterInput - groupLatency[k], key: "delay:\(g.id)", base: groupBase(k))
                 add(.mix(to: masterBase, count: 2, gain: LinearRamp(value: g.mute ? 0 : Float(g.volume))), key: "mix:\(g.id)", base: groupBase(k), channels: 2)
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/")
@@ -156,11 +198,14 @@ public final class RenderPlan {
             outputChannelCount = 2
         case .chain(let chain):
             outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "")
+            planLatency = latency(of: chain)
         }
+        latencyFrames = planLatency
         built = []  // success: the plan owns the kernels now
         nodeKeys = keys
         nodeShapes = compiled.map(\.shape)
         analysisStates = analysis
+        pitchStates = pitch
 
         // State transfer map against `previous`: same key and same shape, decided from the
         // previous plan's control-side keys and shapes only (its node memory belongs to the
@@ -213,6 +258,7 @@ public final class RenderPlan {
         let c = core.pointee
         for node in c.nodes {
             if case .biquads(let k) = node { k.deallocate() }
+            if case .delay(let d) = node { d.deallocate() }
         }
         c.nodes.deallocate()
         c.channelsIn.deallocate()
@@ -228,8 +274,8 @@ public final class RenderPlan {
     }
 
     /// Frames of latency this plan adds between input and output: the longest path through
-    /// its nodes. Every built-in node is zero-latency, so this is 0 until a node reports one.
-    public var latencyFrames: Int { 0 }
+    /// its nodes (the `pitch` nodes on it; every other built-in node is zero-latency).
+    public let latencyFrames: Int
 
     /// Clears all filter state.
     public func reset() { core.pointee.reset() }

@@ -1,0 +1,55 @@
+/// A fixed delay of whole frames on every channel (a ring buffer per channel): the graph's
+/// latency compensation, so paths of different latency meet in time at a mix.
+/// Raw memory, copied freely; ``deallocate()`` once, off the render thread.
+public struct DelayLine: @unchecked Sendable {
+    public let frames: Int
+    public let channelCount: Int
+    /// `channelCount × frames` samples; channel c at `buffer + c × frames`.
+    let buffer: UnsafeMutablePointer<Float>
+    /// [write position].
+    let position: UnsafeMutablePointer<Int>
+
+    public init(frames: Int, channelCount: Int) {
+        precondition(frames >= 1 && channelCount >= 1)
+        self.frames = frames; self.channelCount = channelCount
+        buffer = .allocate(capacity: frames * channelCount)
+        buffer.initialize(repeating: 0, count: frames * channelCount)
+        position = .allocate(capacity: 1)
+        position.initialize(to: 0)
+    }
+
+    public func deallocate() { buffer.deallocate(); position.deallocate() }
+
+    /// Delays `frameCount` frames of `channelCount` channels in place.
+    @_noLocks
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let start = position.pointee
+        for c in 0..<channelCount {
+            let ring = buffer + c * frames, x = channels[c]
+            var p = start
+            for i in 0..<frameCount {
+                let delayed = ring[p]
+                ring[p] = x[i]
+                x[i] = delayed
+                p += 1
+                if p == frames { p = 0 }
+            }
+        }
+        position.pointee = (start + frameCount) % frames
+    }
+
+    /// Takes over `other`'s contents (same length and channels), so a new plan continues the stream.
+    @_noLocks
+    public func copyState(from other: DelayLine) {
+        guard other.frames == frames && other.channelCount == channelCount else { return }
+        for i in 0..<(frames * channelCount) { buffer[i] = other.buffer[i] }
+        position.pointee = other.position.pointee
+    }
+
+    /// Silences the line.
+    @_noLocks
+    public func reset() {
+        for i in 0..<(frames * channelCount) { buffer[i] = 0 }
+        position.pointee = 0
+    }
+}
