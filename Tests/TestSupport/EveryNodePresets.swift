@@ -13,17 +13,19 @@ public enum EveryNodePresets {
       {"type": "highshelf", "id": "hs", "frequency": 8000, "gain": -2}, {"type": "notch", "id": "n", "frequency": 60},
       {"type": "bandpass", "id": "bp", "frequency": 500, "q": 0.3}, {"type": "allpass", "id": "ap", "frequency": 2000},
       {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "meter", "id": "m"}, {"type": "gain", "id": "g", "volume": 0.8},
-      {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}, {"type": "spectrum", "id": "spec", "fftSize": 1024}
+      {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}, {"type": "spectrum", "id": "spec", "fftSize": 1024},
+      {"type": "pitch", "id": "pitch", "semitones": 3, "cents": 10}
     ]}
     """
 
     /// A graph with every graph node: input copies, a sine generator, buses cleared and
-    /// mixed, a group, channel and bus chains, pans and volumes.
+    /// mixed, a group, channel and bus chains, pans and volumes, a pitch node (so the other
+    /// paths get latency-compensating delays).
     public static let graph = """
     {"version": 1, "name": "every graph node", "graph": {
       "channels": [
         {"id": "voice", "input": [0], "chain": [{"type": "highpass", "id": "vhp", "frequency": 80}, {"type": "eq", "id": "veq", "bands": [{"gain": 3}]}], "pan": -0.3, "group": "bus"},
-        {"id": "tone", "generator": {"type": "sine", "frequency": 440, "level": -30}, "volume": 0.5, "pan": 0.4},
+        {"id": "tone", "generator": {"type": "sine", "frequency": 440, "level": -30}, "chain": [{"type": "pitch", "id": "tpitch", "semitones": -5}], "volume": 0.5, "pan": 0.4},
         {"id": "wide", "input": [0, 0], "chain": [{"type": "peak", "id": "wpk", "frequency": 2000, "gain": -3}], "group": "bus"}
       ],
       "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
@@ -42,21 +44,23 @@ public enum EveryNodePresets {
         let isGraph = engine.preset.formName == "graph"
         let commands: [ControlCommand]
         if isGraph {
-            switch k % 6 {
+            switch k % 7 {
             case 0: commands = [.set(address: "veq.bands[0].gain", value: Double(k % 9) - 4)]
             case 1: commands = [.set(address: "tone.volume", value: Double(k % 10) / 10)]
             case 2: commands = [.set(address: "wide.mute", value: Double(k % 2))]
             case 3: commands = [.set(address: "voice.solo", value: Double(k % 2))]
             case 4: commands = [.set(address: "bus.volume", value: Double(k % 5) / 5), .bypass(node: "wpk", on: k % 4 == 0)]
+            case 5: commands = [.set(address: "tpitch.semitones", value: Double(k % 13) - 6)]
             default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4)]
             }
         } else {
-            switch k % 6 {
+            switch k % 7 {
             case 0: commands = [.set(address: "eq.bands[\(k % 2)].gain", value: Double(k % 9) - 4)]
             case 1: commands = [.set(address: "g.volume", value: Double(k % 10) / 10)]
             case 2: commands = [.bypass(node: "pk", on: k % 4 == 2)]
             case 3: commands = [.insert(position: 0, node: .object(["type": .string("gain"), "id": .string("extra"), "gain": .number(-1)]))]
             case 4: commands = engine.preset.allIDs.contains("extra") ? [.remove(node: "extra")] : []
+            case 5: commands = [.set(address: "pitch.semitones", value: Double(k % 25) - 12)]
             default: commands = [.set(address: "pan.pan", value: Double(k % 5) / 5 - 0.4)]
             }
         }

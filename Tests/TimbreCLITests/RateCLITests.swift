@@ -49,6 +49,48 @@ import TimbreTestSupport
         #expect(abs(20 * log10(fit.amplitude / 0.5)) < 0.01)
     }
 
+    /// A preset with a `pitch` node, rendered offline: the node's latency is taken out, so at
+    /// 0 semitones the output is the input (−90 dB away from the first and last 4096 frames,
+    /// where the file's abrupt start and end are not band-limited; the shifter's pure-delay
+    /// error is −127 dB) with its length; at +12 the tone is an octave up (0.1 %) with the same length; a bad
+    /// value is a preset error naming the file and the JSON path (exit 1, no output).
+    @Test func pitchNodeKeepsLengthAndAlignment() throws {
+        let d = try CLI.tempDir()
+        let n = 96_000
+        let x = (0..<n).map { i in Float(0.3 * sin(2 * Double.pi * 440 * Double(i) / 48_000) + 0.2 * sin(2 * Double.pi * 3123.4 * Double(i) / 48_000 + 1)) }
+        try OutputEncodingTests.writeFloatWAV(d + "/in.wav", [x, x], rate: 48_000)
+        func render(_ node: String) throws -> (status: Int32, stderr: String, left: [Float]) {
+            try Data(#"{"version": 1, "name": "shift", "chain": [\#(node)]}"#.utf8).write(to: URL(fileURLWithPath: d + "/shift.json"))
+            try? FileManager.default.removeItem(atPath: d + "/out.wav")
+            let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/out.wav", "--preset", d + "/shift.json", "--quiet"])
+            guard r.status == 0 else { return (r.status, r.stderr, []) }
+            let out = try RenderCLITests.readFloats(d + "/out.wav")
+            return (r.status, r.stderr, stride(from: 0, to: out.count, by: 2).map { out[$0] })
+        }
+        let zero = try render(#"{"type": "pitch", "id": "p"}"#)
+        #expect(zero.status == 0, "\(zero.stderr)")
+        #expect(zero.left.count == n)
+        var worst: Float = 0, edges: Float = 0
+        for i in 0..<min(n, zero.left.count) {
+            if i < 4096 || i >= n - 4096 { edges = max(edges, abs(zero.left[i] - x[i])) } else { worst = max(worst, abs(zero.left[i] - x[i])) }
+        }
+        let db = 20 * log10(Double(worst) / 0.5)
+        let octave = try render(#"{"type": "pitch", "semitones": 11, "cents": 100}"#)
+        #expect(octave.status == 0 && octave.left.count == n, "\(octave.stderr)")
+        let sine = Signals.sine(n, hz: 440, amplitude: 0.5, rate: 48_000)
+        try OutputEncodingTests.writeFloatWAV(d + "/in.wav", [sine, sine], rate: 48_000)
+        let up = try render(#"{"type": "pitch", "semitones": 11, "cents": 100}"#)
+        let f = StretchMeasures.measuredFrequency(up.left, near: 880, rate: 48_000, from: 4800, to: n - 4800 - 24_000, length: 24_000)
+        print(String(format: "render with a pitch node: 0 st vs the input %.1f dB (first and last 4096 frames %.1f dB), %d frames; +12 st %.3f Hz, %d frames",
+                     db, 20 * log10(Double(edges) / 0.5), zero.left.count, f, up.left.count))
+        #expect(db < -90)
+        #expect(abs(f / 880 - 1) < 0.001 && up.left.count == n)
+        let bad = try render(#"{"type": "pitch", "semitones": 30}"#)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("shift.json") && bad.stderr.contains("chain[0].semitones") && bad.stderr.contains("-24…24"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d + "/out.wav"))
+    }
+
     @Test func badRateOptionsAreUsageErrors() throws {
         let d = try CLI.tempDir()
         try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", d + "/in.wav", "synth", "0.1", "sine", "440"])

@@ -33,6 +33,8 @@ import TimbreEngine
         #expect(Self.range(Self.object("gainNode", "properties", "gain")) == ParameterRanges.gainNodeDB)
         #expect(Self.range(Self.object("gainNode", "properties", "volume")) == ParameterRanges.volume)
         #expect(Self.range(Self.object("panNode", "properties", "pan")) == ParameterRanges.pan)
+        #expect(Self.range(Self.object("pitchNode", "properties", "semitones")) == ParameterRanges.pitchSemitones)
+        #expect(Self.range(Self.object("pitchNode", "properties", "cents")) == ParameterRanges.pitchCents)
         #expect((Self.object("passNode", "properties", "slope")["enum"] as? [Int]) == ParameterRanges.slopes)
         #expect(Self.object("eqNode", "properties", "bands")["maxItems"] as? Int == ParameterRanges.maxEQBands)
     }

@@ -275,11 +275,14 @@ import TimbreTestSupport
     }
 
     /// Latency through JACK: each port reports the connected ports' latency plus the plan's
-    /// own, as `status` computes it from the plan (0 frames for every built-in node).
-    @Test func reportsLatencyThroughJack() throws {
+    /// own, as `status` computes it from the plan: 0 frames for the plain preset, the pitch
+    /// shifter's 6616 frames (at 48 kHz) for one with a `pitch` node.
+    @Test(arguments: [false, true])
+    func reportsLatencyThroughJack(withPitch: Bool) throws {
         let server = try JackServer()
         defer { server.stop() }
-        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--connect-outputs", "system:playback_1,system:playback_2"])
+        let preset = withPitch ? Self.writePreset(#"{"version": 1, "name": "shifted", "chain": [{"type": "pitch", "id": "p", "semitones": 3}]}"#) : Self.writePreset()
+        let live = try LiveProcess(["--preset", preset, "--name", "tl", "--connect-outputs", "system:playback_1,system:playback_2"])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
         #expect(live.waitForLine { $0.contains("connected: tl:out_2 → system:playback_2") } != nil, "\(live.output)")
         let probe = try JackClient(name: "probe")
@@ -291,6 +294,7 @@ import TimbreTestSupport
             return (r.min, r.max)
         }
         let own = try #require(try live.status()["latencyFrames"] as? Int)
+        #expect(own == (withPitch ? 6616 : 0), "plan latency \(own)")
         let system = try #require(latency("system:playback_1", JackPlaybackLatency))
         // Ports settle after the connection's latency recomputation: wait for the values.
         var ours: (UInt32, UInt32)?, oursIn: (UInt32, UInt32)?
