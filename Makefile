@@ -85,6 +85,7 @@ test: build check-presets rtsan tsan
 	$(BIN) demo --output-dir $$(mktemp -d) --seconds 2 >/dev/null
 	.build/$(CONFIG)/PrintBandsExample Presets/podcast-voice.json >/dev/null
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null
+	.build/$(CONFIG)/ChangeRateExample | grep -q "expected 659.255 Hz; latency 6616 frames (137.8 ms), underruns 0"
 
 demo: build
 	mkdir -p $(DEMO_DIR)

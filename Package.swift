@@ -46,6 +46,8 @@ let package = Package(
                           path: "Examples/RenderChain"),
         .executableTarget(name: "PrintBandsExample", dependencies: ["TimbreEngine"],
                           path: "Examples/PrintBands"),
+        .executableTarget(name: "ChangeRateExample", dependencies: ["TimbreDSP"],
+                          path: "Examples/ChangeRate"),
         .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl"], path: "Tests/TestSupport"),
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),

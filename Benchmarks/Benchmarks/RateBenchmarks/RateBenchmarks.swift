@@ -35,6 +35,7 @@ let conversions: [(Int, Int)] = [(44_100, 48_000), (48_000, 44_100), (48_000, 96
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, maxDuration: .seconds(2), maxIterations: 10_000)
+    registerBlockBenchmarks()
 
     for (fin, fout) in conversions {
         for quality in ResamplerQuality.allCases {

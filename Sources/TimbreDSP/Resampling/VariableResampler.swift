@@ -59,6 +59,8 @@ public struct VariableResampler {
             let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
             table[u] = 2 * cutoff * sinc * KaiserWindow.value(at: t, halfWidth: Double(z), beta: beta)
         }
+        // Zero at and past the last crossing, so `process` clamps instead of branching.
+        table[z * points] = 0; table[z * points + 1] = 0
         let maximumTaps = (2 * Int((Double(z) * maximumStep).rounded(.up)) + 2 + 7) / 8 * 8
         weights = .allocate(capacity: maximumTaps)
         let maximumInput = Int((Double(maximumOutputFrames) * maximumStep).rounded(.up)) + 2
@@ -156,14 +158,10 @@ public struct VariableResampler {
             let du = scale * points
             let limit = Double(Self.zeroCrossings * Self.tablePointsPerFrame)
             for k in 0..<taps {
-                let a = Swift.abs(u)
-                if a < limit {
-                    let i = Int(a)
-                    let f = a - Double(i)
-                    weights[k] = scale * (table[i] + f * (table[i + 1] - table[i]))
-                } else {
-                    weights[k] = 0
-                }
+                let a = Swift.min(Swift.abs(u), limit)  // past the kernel: the table's zeros
+                let i = Int(a)
+                let f = a - Double(i)
+                weights[k] = scale * (table[i] + f * (table[i + 1] - table[i]))
                 u -= du
             }
             let offset = first - start

@@ -94,10 +94,11 @@ public struct PitchShifter {
         var semitones: Double
         var targetSemitones: Double
         var glidePerFrame = 0.0
-        // Stretched frames waiting for the resampler: absolute stretched index fifoStart ..< fifoStart + fifoCount.
+        // Stretched frames waiting for the resampler: absolute stretched index fifoStart ..< fifoStart + fifoCount,
+        // stored at fifo[c][fifoRead ..< fifoRead + fifoCount] (moved to the front only when the end is reached).
         let fifo: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let fifoCapacity: Int
-        var fifoStart = 0, fifoCount = 0
+        var fifoStart = 0, fifoCount = 0, fifoRead = 0
         let fifoPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let fifoConst: UnsafeMutablePointer<UnsafePointer<Float>>
         let subOutput: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -162,7 +163,11 @@ public struct PitchShifter {
             let ready = st._withUnsafeGuaranteedRef { $0.ready - $0.outStart }
             if ready > 0 {
                 if fifoCount + ready > fifoCapacity { preconditionFailure("PitchShifter FIFO overflow") }
-                for c in 0..<channels { fifoPointers[c] = fifo[c] + fifoCount }
+                if fifoRead + fifoCount + ready > fifoCapacity {
+                    for c in 0..<channels { let f = fifo[c]; for i in 0..<fifoCount { f[i] = f[fifoRead + i] } }
+                    fifoRead = 0
+                }
+                for c in 0..<channels { fifoPointers[c] = fifo[c] + fifoRead + fifoCount }
                 let destination = UnsafePointer(fifoPointers)
                 st._withUnsafeGuaranteedRef { $0.pull(destination, frameCount: ready) }
                 fifoCount += ready
@@ -189,10 +194,9 @@ public struct PitchShifter {
                 let n = min(frameCount - done, Double(whole) < segmentLeft ? whole + 1 : whole)
                 let need = resampler.inputFramesNeeded(forOutputFrames: n)
                 guard need <= fifoCount else { break }
-                for c in 0..<channels { fifoConst[c] = UnsafePointer(fifo[c]); subOutput[c] = output[c] + done }
+                for c in 0..<channels { fifoConst[c] = UnsafePointer(fifo[c] + fifoRead); subOutput[c] = output[c] + done }
                 resampler.process(input: fifoConst, inputFrames: need, output: subOutput, outputFrames: n)
-                for c in 0..<channels { let f = fifo[c]; for i in 0..<(fifoCount - need) { f[i] = f[i + need] } }
-                fifoCount -= need; fifoStart += need
+                fifoRead += need; fifoCount -= need; fifoStart += need
                 done += n; segmentLeft -= Double(n); emitted += n
             }
             if done < frameCount {

@@ -86,7 +86,7 @@ public struct RealtimeRenderer: @unchecked Sendable {
         for c in 0..<s.pointee.inputChannelCount { s.pointee.shiftedInput[c] = input[c] + offset }
         let shifted = UnsafePointer(s.pointee.shiftedInput)
         let sequence = s.pointee.chunks
-        s.pointee.chunks &+= 1
+        s.pointee.chunks = sequence &+ 1  // (a plain store: `&+=` would be an inout access of the whole shared struct)
         var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n, sequence: sequence)
         if let old = s.pointee.fading {
             silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false, sequence: sequence)
