@@ -8,9 +8,7 @@ public final class ResamplingStage: FrameSource {
     public var channelCount: Int { upstream.channelCount }
     public var expectedFrames: Int64 { resampler.outputFrames(forInputFrames: upstream.expectedFrames) }
 
-    let staging: [UnsafeMutablePointer<Float>]
-    let stagingPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let stagingConst: UnsafeMutablePointer<UnsafePointer<Float>>
+    let staging: PlanarStaging
     let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private var upstreamFrames: Int64 = 0
     private var ended = false
@@ -23,17 +21,13 @@ public final class ResamplingStage: FrameSource {
         resampler = r
         let capacity = r.inputFramesNeeded(forOutputFrames: maximumFrames) + maximumFrames * ratio.downsampling / ratio.upsampling + 2
         let channels = upstream.channelCount
-        staging = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
-        stagingPointers = .allocate(capacity: channels)
-        stagingConst = .allocate(capacity: channels)
+        staging = PlanarStaging(channelCount: channels, capacity: capacity)
         scratch = .allocate(capacity: channels)
-        for c in 0..<channels { stagingPointers[c] = staging[c]; stagingConst[c] = UnsafePointer(staging[c]) }
     }
 
     deinit {
         resampler.deallocate()
-        staging.forEach { $0.deallocate() }
-        stagingPointers.deallocate(); stagingConst.deallocate(); scratch.deallocate()
+        scratch.deallocate()
     }
 
     public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
@@ -45,7 +39,7 @@ public final class ResamplingStage: FrameSource {
         let need = resampler.inputFramesNeeded(forOutputFrames: n)
         var got = 0
         if !ended {
-            got = try upstream.readFully(into: stagingPointers, frames: need, scratch: scratch)
+            got = try upstream.readFully(into: staging.pointers, frames: need, scratch: scratch)
             upstreamFrames += Int64(got)
             if got < need {
                 // The upstream ended inside this block: produce only what its length converts to.
@@ -56,8 +50,8 @@ public final class ResamplingStage: FrameSource {
         }
         // Every frame read goes in; past the end the filter reads silence.
         let count = max(got, resampler.inputFramesNeeded(forOutputFrames: n))
-        for c in 0..<channelCount where count > got { (staging[c] + got).update(repeating: 0, count: count - got) }
-        resampler.process(input: stagingConst, inputFrames: count, output: channels, outputFrames: n)
+        for c in 0..<channelCount where count > got { (staging.channels[c] + got).update(repeating: 0, count: count - got) }
+        resampler.process(input: staging.readOnly, inputFrames: count, output: channels, outputFrames: n)
         produced += Int64(n)
         return n
     }

@@ -40,6 +40,21 @@ final class BlockRig {
     }
 }
 
+/// A rig for a pull-model converter: each block asks `need` how many input frames `block`
+/// output frames take, feeds exactly those, and converts.
+func pullRig(rate: Int, block: Int, need: @escaping (Int) -> Int,
+             process: @escaping (UnsafePointer<UnsafePointer<Float>>, Int, UnsafePointer<UnsafeMutablePointer<Float>>, Int) -> Void,
+             cleanup: @escaping () -> Void) -> BlockRig {
+    let rig = BlockRig(rate: rate, outputFrames: block)
+    rig.step = { [unowned rig] in
+        let frames = need(block)
+        rig.feed(frames)
+        process(rig.ins, frames, rig.outs, block)
+    }
+    rig.cleanup = cleanup
+    return rig.warmUp(block: block)
+}
+
 func registerBlockBenchmarks() {
     let perBlock = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
                                            maxDuration: .milliseconds(700), maxIterations: 100_000)
@@ -54,29 +69,15 @@ func registerBlockBenchmarks() {
         for (fin, fout) in conversions {
             for quality in ResamplerQuality.allCases {
                 measure("Resampler \(quality.rawValue) \(fin)→\(fout) block \(block)") {
-                    let rig = BlockRig(rate: fin, outputFrames: block)
                     let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block)!
-                    rig.step = { [unowned rig] in
-                        let need = r.inputFramesNeeded(forOutputFrames: block)
-                        rig.feed(need)
-                        r.process(input: rig.ins, inputFrames: need, output: rig.outs, outputFrames: block)
-                    }
-                    rig.cleanup = { r.deallocate() }
-                    return rig.warmUp(block: block)
+                    return pullRig(rate: fin, block: block, need: r.inputFramesNeeded, process: r.process, cleanup: r.deallocate)
                 }
             }
         }
         for step in [0.75, 1.5] {
             measure("VariableResampler step \(step) block \(block)") {
-                let rig = BlockRig(rate: 48_000, outputFrames: block)
                 let r = VariableResampler(channelCount: 2, step: step, maximumStep: 4, maximumOutputFrames: block)
-                rig.step = { [unowned rig] in
-                    let need = r.inputFramesNeeded(forOutputFrames: block)
-                    rig.feed(need)
-                    r.process(input: rig.ins, inputFrames: need, output: rig.outs, outputFrames: block)
-                }
-                rig.cleanup = { r.deallocate() }
-                return rig.warmUp(block: block)
+                return pullRig(rate: 48_000, block: block, need: r.inputFramesNeeded, process: r.process, cleanup: r.deallocate)
             }
         }
         for rate in [0.5, 0.75, 1.5, 2.0] {

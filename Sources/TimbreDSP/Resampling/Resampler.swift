@@ -114,18 +114,8 @@ public struct Resampler {
         for n in 0..<outputFrames {
             let first = position - half + 1 - start  // history index of tap 0
             let coefficients = UnsafePointer(bank.taps + phase * k)
-            var c = 0
-            while c + 1 < channelCount {
-                let x0 = UnsafePointer(history + c * capacity + first), x1 = x0 + capacity
-                var y0 = 0.0, y1 = 0.0
-                _unsafePerformance { timbre_dot2_f64(coefficients, x0, x1, k, &y0, &y1) }
-                output[c][n] = Float(y0); output[c + 1][n] = Float(y1)
-                c += 2
-            }
-            if c < channelCount {
-                let x = UnsafePointer(history + c * capacity + first)
-                output[c][n] = Float(_unsafePerformance { timbre_dot_f64(coefficients, x, k) })
-            }
+            convolveChannels(coefficients, taps: k, history: history, stride: capacity, offset: first,
+                             channelCount: channelCount, output: output, frame: n)
             position += step
             phase += stepPhase
             if phase >= l { phase -= l; position += 1 }

@@ -165,19 +165,8 @@ public struct VariableResampler {
                 u -= du
             }
             let offset = first - start
-            let w = UnsafePointer(weights)
-            var c = 0
-            while c + 1 < channelCount {
-                let x0 = UnsafePointer(history + c * capacity + offset), x1 = x0 + capacity
-                var y0 = 0.0, y1 = 0.0
-                _unsafePerformance { timbre_dot2_f64(w, x0, x1, taps, &y0, &y1) }
-                output[c][n] = Float(y0); output[c + 1][n] = Float(y1)
-                c += 2
-            }
-            if c < channelCount {
-                let x = UnsafePointer(history + c * capacity + offset)
-                output[c][n] = Float(_unsafePerformance { timbre_dot_f64(w, x, taps) })
-            }
+            convolveChannels(UnsafePointer(weights), taps: taps, history: history, stride: capacity, offset: offset,
+                             channelCount: channelCount, output: output, frame: n)
             fraction += step
             let carry = Int(fraction)
             whole += carry
