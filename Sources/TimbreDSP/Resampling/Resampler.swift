@@ -104,11 +104,7 @@ public struct Resampler {
         let l = bank.ratio.upsampling, m = bank.ratio.downsampling
         let step = m / l, stepPhase = m % l
         let held = cursor[1]
-        for c in 0..<channelCount {
-            let h = history + c * capacity + held
-            let x = input[c]
-            for i in 0..<inputFrames { h[i] = Double(x[i]) }
-        }
+        appendHistory(input, frames: inputFrames, to: history, stride: capacity, held: held, channelCount: channelCount)
         let start = cursor[0]
         var position = cursor[2], phase = cursor[3]
         for n in 0..<outputFrames {
@@ -123,12 +119,7 @@ public struct Resampler {
         // Keep the frames the next output still reaches (from position − K/2 + 1 on).
         let total = held + inputFrames
         let keepFrom = Swift.min(total, Swift.max(0, position - half + 1 - start))
-        if keepFrom > 0 {
-            for c in 0..<channelCount {
-                let h = history + c * capacity
-                for i in 0..<(total - keepFrom) { h[i] = h[i + keepFrom] }
-            }
-        }
+        dropHistory(keepFrom, of: total, in: history, stride: capacity, channelCount: channelCount)
         cursor[0] = start + keepFrom
         cursor[1] = total - keepFrom
         cursor[2] = position

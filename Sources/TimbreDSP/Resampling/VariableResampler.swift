@@ -137,11 +137,7 @@ public struct VariableResampler {
         precondition(outputFrames <= maximumOutputFrames && cursor[1] + inputFrames <= capacity,
                      "VariableResampler.process: more frames than it was built for")
         let held = cursor[1]
-        for c in 0..<channelCount {
-            let h = history + c * capacity + held
-            let x = input[c]
-            for i in 0..<inputFrames { h[i] = Double(x[i]) }
-        }
+        appendHistory(input, frames: inputFrames, to: history, stride: capacity, held: held, channelCount: channelCount)
         let start = cursor[0]
         var whole = cursor[2]
         var fraction = stepState[0], step = stepState[1]
@@ -176,12 +172,7 @@ public struct VariableResampler {
         // Keep what the next output can still reach (at the largest step).
         let total = held + inputFrames
         let keepFrom = Swift.min(total, Swift.max(0, whole - Self.reach(step: maximumStep) + 1 - start))
-        if keepFrom > 0 {
-            for c in 0..<channelCount {
-                let h = history + c * capacity
-                for i in 0..<(total - keepFrom) { h[i] = h[i + keepFrom] }
-            }
-        }
+        dropHistory(keepFrom, of: total, in: history, stride: capacity, channelCount: channelCount)
         cursor[0] = start + keepFrom
         cursor[1] = total - keepFrom
         cursor[2] = whole

@@ -1,5 +1,8 @@
 import CTimbreSupport
 
+// The per-channel Double history both resamplers keep (appended as input arrives, dropped as
+// the kernel moves past it) and the convolution that reads it.
+
 /// One output frame of every channel: the dot product of `weights` (`taps` long) with each
 /// channel's Double history from `offset` (channel c at `history + c × stride`), written as
 /// Float to `output[c][frame]`. Stereo pairs share each weight load (`timbre_dot2_f64`); the C
@@ -18,5 +21,26 @@ func convolveChannels(_ weights: UnsafePointer<Double>, taps: Int, history: Unsa
     if c < channelCount {
         let x = UnsafePointer(history + c * stride + offset)
         output[c][n] = Float(_unsafePerformance { timbre_dot_f64(weights, x, taps) })
+    }
+}
+
+/// Appends `frames` input frames of every channel, as Double, after the `held` frames of
+/// history (channel c at `history + c × stride`).
+@usableFromInline @inline(__always) @_noLocks
+func appendHistory(_ input: UnsafePointer<UnsafePointer<Float>>, frames: Int, to history: UnsafeMutablePointer<Double>,
+                   stride: Int, held: Int, channelCount: Int) {
+    for c in 0..<channelCount {
+        let h = history + c * stride + held, x = input[c]
+        for i in 0..<frames { h[i] = Double(x[i]) }
+    }
+}
+
+/// Drops the first `count` of `total` history frames of every channel (moves the rest to the front).
+@usableFromInline @inline(__always) @_noLocks
+func dropHistory(_ count: Int, of total: Int, in history: UnsafeMutablePointer<Double>, stride: Int, channelCount: Int) {
+    guard count > 0 else { return }
+    for c in 0..<channelCount {
+        let h = history + c * stride
+        for i in 0..<(total - count) { h[i] = h[i + count] }
     }
 }
