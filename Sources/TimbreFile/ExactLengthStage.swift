@@ -1,17 +1,17 @@
-/// Makes the rendered length exact: round(file frames × `framesPerFileFrame`). Stretching and
-/// resampling each round their own lengths, so a chain of them can be a frame long or short;
-/// this stage cuts the excess or pads silence once the file's length is known (the file is
-/// read ahead of the output, so it is known before the end is reached).
+/// Makes the rendered length exact: round(timeline frames × `framesPerFileFrame`). Stretching
+/// and resampling each round their own lengths, so a chain of them can be a frame long or
+/// short; this stage cuts the excess or pads silence once the timeline's length is known (it
+/// is read ahead of the output, so it is known before the end is reached).
 public final class ExactLengthStage: FrameSource {
     public let upstream: FrameSource
-    public let file: FileFrameSource
+    public let file: TimelineSource
     public let framesPerFileFrame: Double
     public var channelCount: Int { upstream.channelCount }
     public var expectedFrames: Int64 { Int64((Double(file.expectedFrames) * framesPerFileFrame).rounded()) }
     private var produced: Int64 = 0
     private var upstreamEnded = false
 
-    public init(upstream: FrameSource, file: FileFrameSource, framesPerFileFrame: Double) {
+    public init(upstream: FrameSource, file: TimelineSource, framesPerFileFrame: Double) {
         self.upstream = upstream; self.file = file; self.framesPerFileFrame = framesPerFileFrame
     }
 

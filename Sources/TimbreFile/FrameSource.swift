@@ -9,6 +9,16 @@ public protocol FrameSource: AnyObject {
     func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int
 }
 
+/// The source whose frames define the render's timeline (a file, a trimmed file, files
+/// concatenated or mixed): the stages after it (stretch, resampling) are held to an exact
+/// length computed from how many frames it delivered (``ExactLengthStage``).
+public protocol TimelineSource: FrameSource {
+    /// Frames delivered so far (the whole length once ``ended``).
+    var framesRead: Int64 { get }
+    /// True once a read returned 0.
+    var ended: Bool { get }
+}
+
 extension FrameSource {
     /// Reads until `frames` frames arrived or the source ended; returns how many arrived.
     func readFully(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int, scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>) throws(AudioFileError) -> Int {

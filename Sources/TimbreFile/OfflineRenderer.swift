@@ -4,7 +4,15 @@ import TimbreEngine
 
 /// What an offline render should produce.
 public struct RenderRequest: Sendable {
-    public var inputPath: String
+    /// The input files: one, or several with a ``combination``.
+    public var inputPaths: [String]
+    /// The first input (the one errors about processing name).
+    public var inputPath: String { inputPaths[0] }
+    /// How several inputs combine (nil for one input).
+    public var combination: InputCombination?
+    /// Trim: the first frame of the input timeline rendered, and the frame after the last.
+    public var start: TimePosition?
+    public var end: TimePosition?
     public var outputPath: String
     public var preset: Preset
     public var blockFrames: Int
@@ -15,6 +23,10 @@ public struct RenderRequest: Sendable {
     /// (24-bit PCM for WAV/AIFF/FLAC…).
     public var encoding: SampleEncoding?
     public var dither: Bool
+    /// With `dither`: leave it off when nothing changes the samples (no preset nodes, no rate
+    /// change, no conversion, no mix — a transcode, a trim or a concatenation), so 16-bit in,
+    /// 16-bit out stays bit-identical, as sox does.
+    public var ditherOnlyWhenProcessed = false
     /// Measure the output's loudness (``RenderSummary/loudness``).
     public var meter: Bool
     /// Output sample rate (nil: the input's). The file is converted before the preset, which
@@ -29,7 +41,7 @@ public struct RenderRequest: Sendable {
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
-        self.inputPath = inputPath; self.outputPath = outputPath; self.preset = preset
+        self.inputPaths = [inputPath]; self.outputPath = outputPath; self.preset = preset
         self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither; self.meter = meter
         sampleRate = nil; speed = 1; rateMode = .timestretch; pitchSemitones = 0; quality = .high
     }
@@ -54,27 +66,26 @@ public struct RenderRequest: Sendable {
                 outputRate == inputRate ? nil : RationalRatio(inputRate: inputRate, outputRate: outputRate))
     }
 
-    /// The chain of sources that feeds the preset: the file, then the stages of ``rateStages(inputRate:)``.
-    func sourceChain(reader: SoundFileReader) throws(RenderError) -> FrameSource {
-        let inputRate = Int(reader.sampleRate)
+    /// The chain of sources that feeds the preset: the input timeline, then the stages of
+    /// ``rateStages(inputRate:)``, held to the exact length.
+    func sourceChain(timeline: TimelineSource, inputRate: Int) throws(RenderError) -> FrameSource {
         let stages = rateStages(inputRate: inputRate)
-        let file = FileFrameSource(reader: reader)
-        var source: FrameSource = file
+        var source: FrameSource = timeline
         if let rate = stages.stretch {
             guard TimeStretcher.rateRange.contains(rate) else {
                 throw .usage("speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
             }
-            source = StretchingStage(upstream: source, sampleRate: reader.sampleRate, rate: rate, maximumFrames: blockFrames)
+            source = StretchingStage(upstream: source, sampleRate: Double(inputRate), rate: rate, maximumFrames: blockFrames)
         }
         for ratio in [stages.varispeed, stages.conversion].compactMap({ $0 }) {
             guard let stage = ResamplingStage(upstream: source, ratio: ratio, quality: quality, maximumFrames: blockFrames) else {
-                throw .usage("\(reader.path): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
+                throw .usage("\(inputPath): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
             }
             source = stage
         }
         if stages.stretch != nil || stages.varispeed != nil || stages.conversion != nil {
             let outputRate = Double(sampleRate ?? inputRate)
-            source = ExactLengthStage(upstream: source, file: file, framesPerFileFrame: outputRate / Double(inputRate) / speed)
+            source = ExactLengthStage(upstream: source, file: timeline, framesPerFileFrame: outputRate / Double(inputRate) / speed)
         }
         return source
     }
@@ -171,24 +182,42 @@ public enum OfflineRenderer {
         guard (-24...24).contains(request.pitchSemitones) else {
             throw .usage("pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
         }
-        let reader: SoundFileReader
-        do { reader = try SoundFileReader(path: request.inputPath) } catch { throw .file(error) }
+        guard !request.inputPaths.isEmpty else { throw .usage("no input file") }
+        guard request.inputPaths.count == 1 || request.combination != nil else {
+            throw .usage("\(request.inputPaths.count) input files: say how to combine them (--concat or --mix)")
+        }
+        var readers: [SoundFileReader] = []
+        for path in request.inputPaths {
+            do { readers.append(try SoundFileReader(path: path)) } catch { throw .file(error) }
+        }
+        let reader = readers[0]
+        let timeline = try request.timeline(readers)
         let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
-        let source = try request.sourceChain(reader: reader)
+        let source = try request.sourceChain(timeline: timeline, inputRate: Int(reader.sampleRate))
         let inputEncoding = SampleEncoding(libsndfileFormat: reader.formatCode)
+        let stages = request.rateStages(inputRate: Int(reader.sampleRate))
+        let emptyChain: Bool = if case .chain(let nodes) = request.preset.form { nodes.allSatisfy(\.bypass) } else { false }
+        let passesThrough = emptyChain && request.combination != .mix
+            && stages.stretch == nil && stages.varispeed == nil && stages.conversion == nil
+            && readers.allSatisfy { $0.sampleRate == reader.sampleRate }
+        var preset = request.preset
+        if request.combination == .mix {
+            do { preset = try Preset.mixing(request.inputPaths, channelCounts: readers.map(\.channelCount), through: preset) }
+            catch { throw .preset(file: presetName, error) }
+        }
         let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
         let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"
         let plan: RenderPlan
         do {
-            plan = try RenderPlan(preset: request.preset, format: RenderFormat(
-                sampleRate: outputRate, inputChannelCount: reader.channelCount, maxBlockFrames: request.blockFrames))
+            plan = try RenderPlan(preset: preset, format: RenderFormat(
+                sampleRate: outputRate, inputChannelCount: timeline.channelCount, maxBlockFrames: request.blockFrames))
         } catch { throw .preset(file: presetName, error) }
         var writer: SoundFileWriter?
         if !measureOnly {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
                                              sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
-                                             dither: request.dither)
+                                             dither: request.dither && !(request.ditherOnlyWhenProcessed && passesThrough))
             } catch { throw .file(error) }
         }
         let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
@@ -196,7 +225,7 @@ public enum OfflineRenderer {
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
         let block = request.blockFrames
-        let inCount = reader.channelCount, outCount = plan.outputChannelCount
+        let inCount = timeline.channelCount, outCount = plan.outputChannelCount
         let inStorage = UnsafeMutablePointer<Float>.allocate(capacity: inCount * block)
         let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: outCount * block)
         let inPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: inCount)

@@ -70,4 +70,12 @@ public final class SoundFileReader {
         }
         return got
     }
+
+    /// Moves to `frame` (0…frameCount) so the next read starts there (`sf_seek`); an error for
+    /// files that cannot seek.
+    public func seek(to frame: Int64) throws(AudioFileError) {
+        if sf_seek(file, sf_count_t(frame), SEEK_SET) < 0 {
+            throw AudioFileError(path: path, "cannot seek to frame \(frame): \(String(cString: sf_strerror(file)))")
+        }
+    }
 }

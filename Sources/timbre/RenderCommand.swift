@@ -7,11 +7,17 @@ import TimbreFile
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render an audio file through a preset (any format libsndfile reads).",
+        abstract: "Render audio files through a preset (any format libsndfile reads).",
         discussion: """
+        Several inputs are joined with --concat (one after another; later files are converted
+        to the first one's rate and mono files upmixed) or summed with --mix (each file a
+        channel of a graph whose master bus runs the preset's chain). --start/--end trim the
+        input timeline (seconds, or frames:N for an exact frame) before any rate change.
+        Without --preset the audio passes unchanged (a transcode).
         The output is written to a temporary file beside OUTPUT and renamed on success:
         after a failure no output file exists and an existing OUTPUT is untouched.
-        Integer output of 16 bits or fewer gets TPDF dither unless --dither none.
+        Integer output of 16 bits or fewer gets TPDF dither when the audio was processed
+        (--dither auto, the default; tpdf always, none never).
         Without --encoding the output keeps the input's encoding when its container can hold
         it (float WAV in, float WAV out; 16-bit FLAC in, 16-bit FLAC out), as sox does;
         otherwise it is the container's default (24-bit PCM for WAV, AIFF, FLAC…).
@@ -19,13 +25,17 @@ struct RenderCommand: ParsableCommand {
         the peak and true peak before clipping and the gain that would have avoided it.
         """)
 
-    @Argument(help: "Input audio file.") var input: String
+    @Argument(help: "Input audio file(s); several need --concat or --mix.") var inputs: [String]
     @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String
-    @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list').") var preset: String
+    @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list'); none: audio passes unchanged.") var preset: String?
+    @Flag(name: .long, help: "Join the inputs one after another (rates converted to the first file's, mono upmixed).") var concat = false
+    @Flag(name: .long, help: "Sum the inputs, each a channel of a graph whose master bus runs the preset (a chain).") var mix = false
+    @Option(name: .long, help: "Start of the input timeline to render: seconds, or frames:N.") var start: String?
+    @Option(name: .long, help: "End of the input timeline (exclusive): seconds, or frames:N.") var end: String?
     @Option(name: .long, help: "Frames per processing block (1…65536); the output does not depend on it.") var blockSize: Int = 1024
     @Option(name: .long, help: "Output container: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String?
     @Option(name: .long, help: "Sample encoding: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")).") var encoding: String?
-    @Option(name: .long, help: "Dither for ≤16-bit output: tpdf or none.") var dither: String = "tpdf"
+    @Option(name: .long, help: "Dither for ≤16-bit output: auto (when the audio was processed), tpdf or none.") var dither: String = "auto"
     @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted with the band-limited resampler before the preset runs.") var sampleRate: Int?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows the speed, as tape does) or timestretch (pitch kept).") var rateMode: String = "timestretch"
@@ -53,7 +63,7 @@ struct RenderCommand: ParsableCommand {
             }
             enc = e
         }
-        guard dither == "tpdf" || dither == "none" else { throw CLIError.usage("--dither \(dither) is not known (allowed: tpdf, none)") }
+        guard ["auto", "tpdf", "none"].contains(dither) else { throw CLIError.usage("--dither \(dither) is not known (allowed: auto, tpdf, none)") }
         if let normalize, !(-70...0).contains(normalize) { throw CLIError.usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
         guard (-20...0).contains(truePeakCeiling) else { throw CLIError.usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
         guard let mode = RateMode(rawValue: rateMode) else { throw CLIError.usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
@@ -65,9 +75,23 @@ struct RenderCommand: ParsableCommand {
             throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
         }
         guard pitch.isFinite, (-24...24).contains(pitch) else { throw CLIError.usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
-        let (p, label) = try PresetLoader.load(preset)
-        var request = RenderRequest(inputPath: input, outputPath: output, preset: p, blockFrames: blockSize,
-                                    format: fmt, encoding: enc, dither: dither == "tpdf", meter: meter || normalize != nil)
+        guard !(concat && mix) else { throw CLIError.usage("--concat and --mix exclude each other") }
+        if inputs.count > 1 && !concat && !mix {
+            throw CLIError.usage("\(inputs.count) input files: add --concat (one after another) or --mix (summed)")
+        }
+        var trim: [TimePosition?] = []
+        for (name, text) in [("--start", start), ("--end", end)] {
+            guard let text else { trim.append(nil); continue }
+            guard let t = TimePosition(text) else { throw CLIError.usage("\(name) \(text) is not a time (seconds ≥ 0, e.g. 12.5, or frames:N)") }
+            trim.append(t)
+        }
+        let (p, label) = try preset.map { try PresetLoader.load($0) } ?? (Preset.none, "no preset")
+        var request = RenderRequest(inputPath: inputs[0], outputPath: output, preset: p, blockFrames: blockSize,
+                                    format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil)
+        request.ditherOnlyWhenProcessed = dither == "auto"
+        request.inputPaths = inputs
+        request.combination = concat ? .concat : mix ? .mix : nil
+        request.start = trim[0]; request.end = trim[1]
         request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.pitchSemitones = pitch; request.quality = resamplerQuality
         var bar = ProgressBar(enabled: !quiet)
         var normalization: (gainDB: Double, limited: Bool)?
@@ -81,14 +105,14 @@ struct RenderCommand: ParsableCommand {
             } catch { bar.finish(); throw CLIError(error) }
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
                 bar.finish()
-                throw CLIError.io("\(input): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
+                throw CLIError.io("\(inputs[0]): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
             var gain = target - measured.integratedLUFS
             let limited = measured.truePeakDBTP + gain > truePeakCeiling
             if limited { gain = truePeakCeiling - measured.truePeakDBTP }
             guard ParameterRanges.gainNodeDB.contains(gain) else {
                 bar.finish()
-                throw CLIError.io("\(input): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
+                throw CLIError.io("\(inputs[0]): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
             }
             request.preset = Self.appendingGain(gain, to: p)
             normalization = (gain, limited)

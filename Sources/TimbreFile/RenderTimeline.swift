@@ -1,0 +1,88 @@
+import Foundation
+import TimbreDSP
+
+/// How `render` combines several input files.
+public enum InputCombination: String, Sendable, CaseIterable {
+    /// One after another (A's frames, then B's), like an AVMutableComposition.
+    case concat
+    /// Side by side, each a channel of a graph summed on the master bus.
+    case mix
+}
+
+/// A position in the input timeline: seconds, or an exact frame (`frames:N`).
+public enum TimePosition: Sendable, Equatable, CustomStringConvertible {
+    case seconds(Double)
+    case frames(Int64)
+
+    /// Parses `12.5` (seconds) or `frames:44100`; nil for anything else (negative, not finite).
+    public init?(_ text: String) {
+        if text.hasPrefix("frames:") {
+            guard let n = Int64(text.dropFirst(7)), n >= 0 else { return nil }
+            self = .frames(n)
+        } else {
+            guard let s = Double(text), s.isFinite, s >= 0, text.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
+            self = .seconds(s)
+        }
+    }
+
+    /// The frame at `sampleRate` (seconds rounded to the nearest frame).
+    public func frame(at sampleRate: Double) -> Int64 {
+        switch self {
+        case .seconds(let s): Int64((s * sampleRate).rounded())
+        case .frames(let n): n
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .seconds(let s): "\(s) s"
+        case .frames(let n): "frames:\(n)"
+        }
+    }
+}
+
+extension RenderRequest {
+    /// The input timeline: the file, or the files concatenated or side by side (each converted
+    /// to the first file's rate with the high-quality resampler; for `concat`, mono files
+    /// upmixed to the widest file's channels), then trimmed to `start ..< end`.
+    func timeline(_ readers: [SoundFileReader]) throws(RenderError) -> TimelineSource {
+        let rate = Int(readers[0].sampleRate)
+        let widest = readers.map(\.channelCount).max() ?? 1
+        var parts: [FrameSource] = []
+        for reader in readers {
+            var part: FrameSource = FileFrameSource(reader: reader)
+            if Int(reader.sampleRate) != rate {
+                guard let stage = ResamplingStage(upstream: part, ratio: RationalRatio(inputRate: Int(reader.sampleRate), outputRate: rate),
+                                                  quality: .high, maximumFrames: blockFrames) else {
+                    throw .usage("\(reader.path): converting \(Int(reader.sampleRate)) Hz to the first file's \(rate) Hz needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients")
+                }
+                part = stage
+            }
+            if combination == .concat && reader.channelCount != widest {
+                guard reader.channelCount == 1 else {
+                    throw .usage("\(reader.path) has \(reader.channelCount) channels and another file \(widest): --concat joins files of the same channel count, or mono files with wider ones")
+                }
+                part = UpmixStage(upstream: part, channelCount: widest)
+            }
+            parts.append(part)
+        }
+        var combined: TimelineSource
+        switch combination {
+        case nil: combined = parts[0] as? TimelineSource ?? ConcatenatedSource(parts)
+        case .concat: combined = ConcatenatedSource(parts)
+        case .mix: combined = SideBySideSource(parts)
+        }
+        guard start != nil || end != nil else { return combined }
+        let fs = Double(rate)
+        let first = start?.frame(at: fs) ?? 0
+        let last = end?.frame(at: fs)
+        let total = combined.expectedFrames
+        if let last, last <= first {
+            throw .usage("--end \(end!) is not after --start \(start ?? .frames(0)): nothing to render")
+        }
+        if total > 0 && first >= total {
+            throw .usage("--start \(start!) is at or past the end of the input (\(total) frames, \(String(format: "%.3f", Double(total) / fs)) s at \(rate) Hz)")
+        }
+        do { return try TrimStage(upstream: combined, start: first, end: last, maximumFrames: blockFrames) } catch { throw .file(error) }
+    }
+}
