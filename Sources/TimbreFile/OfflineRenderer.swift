@@ -38,6 +38,8 @@ public struct RenderRequest: Sendable {
     /// Pitch shift in semitones (−24…24) at unchanged duration.
     public var pitchSemitones: Double
     public var quality: ResamplerQuality
+    /// The folder relative `player` file names are found in (the preset file's).
+    public var presetDirectory: String?
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
@@ -182,7 +184,11 @@ public enum OfflineRenderer {
         guard (-24...24).contains(request.pitchSemitones) else {
             throw .usage("pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
         }
-        guard !request.inputPaths.isEmpty else { throw .usage("no input file") }
+        let playerSpecs = request.preset.playerSpecs
+        guard !request.inputPaths.isEmpty || !playerSpecs.isEmpty else { throw .usage("no input file (and the preset has no players)") }
+        if request.inputPaths.isEmpty {
+            return try renderPlayers(request, presetName: presetName, measureOnly: measureOnly, progress: progress)
+        }
         guard request.inputPaths.count == 1 || request.combination != nil else {
             throw .usage("\(request.inputPaths.count) input files: say how to combine them (--concat or --mix)")
         }
@@ -194,12 +200,41 @@ public enum OfflineRenderer {
         let timeline = try request.timeline(readers)
         let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
         let source = try request.sourceChain(timeline: timeline, inputRate: Int(reader.sampleRate))
-        let inputEncoding = SampleEncoding(libsndfileFormat: reader.formatCode)
-        let stages = request.rateStages(inputRate: Int(reader.sampleRate))
+        return try render(request, presetName: presetName, measureOnly: measureOnly, progress: progress,
+                          readers: readers, timeline: timeline, source: source, outputRate: outputRate)
+    }
+
+    /// A render of a preset's players alone: the graph runs at `--sample-rate` or the first
+    /// player's file rate, for as long as the longest player plays.
+    static func renderPlayers(_ request: RenderRequest, presetName: String, measureOnly: Bool,
+                              progress: ((RenderProgress) -> Void)?) throws(RenderError) -> RenderSummary {
+        guard request.speed == 1 && request.pitchSemitones == 0 else {
+            throw .usage("--speed and --pitch change input files; a player's speed is its \"rate\" in the preset")
+        }
+        let specs = request.preset.playerSpecs
+        if let forever = specs.first(where: { $0.spec.loops < 0 }), request.end == nil {
+            throw .usage("\(forever.path) loops forever: give --end to say how long to render")
+        }
+        let first = specs[0]
+        let rate: Double
+        if let r = request.sampleRate { rate = Double(r) } else {
+            do { rate = try SoundFileReader(path: PlayerFeeder.resolve(first.spec.file, directory: request.presetDirectory)).sampleRate }
+            catch { throw .preset(file: presetName, PresetError(path: first.path + ".file", "\(error)")) }
+        }
+        return try render(request, presetName: presetName, measureOnly: measureOnly, progress: progress,
+                          readers: [], timeline: nil, source: nil, outputRate: rate)
+    }
+
+    static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, progress: ((RenderProgress) -> Void)?,
+                       readers: [SoundFileReader], timeline inputTimeline: TimelineSource?, source inputSource: FrameSource?,
+                       outputRate: Double) throws(RenderError) -> RenderSummary {
+        let reader = readers.first
+        let inputEncoding = reader.flatMap { SampleEncoding(libsndfileFormat: $0.formatCode) }
+        let stages = request.rateStages(inputRate: Int(reader?.sampleRate ?? outputRate))
         let emptyChain: Bool = if case .chain(let nodes) = request.preset.form { nodes.allSatisfy(\.bypass) } else { false }
         let passesThrough = emptyChain && request.combination != .mix
             && stages.stretch == nil && stages.varispeed == nil && stages.conversion == nil
-            && readers.allSatisfy { $0.sampleRate == reader.sampleRate }
+            && readers.allSatisfy { $0.sampleRate == reader?.sampleRate } && !readers.isEmpty
         var preset = request.preset
         if request.combination == .mix {
             do { preset = try Preset.mixing(request.inputPaths, channelCounts: readers.map(\.channelCount), through: preset) }
@@ -208,10 +243,25 @@ public enum OfflineRenderer {
         let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
         let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"
         let plan: RenderPlan
+        let shared = SharedNodeStates()
+        shared.makePlayer = PlayerFeeder.factory(directory: request.presetDirectory)
         do {
             plan = try RenderPlan(preset: preset, format: RenderFormat(
-                sampleRate: outputRate, inputChannelCount: timeline.channelCount, maxBlockFrames: request.blockFrames))
+                sampleRate: outputRate, inputChannelCount: inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), shared: shared)
         } catch { throw .preset(file: presetName, error) }
+        let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
+        var timeline: TimelineSource
+        var source: FrameSource
+        if let inputTimeline, let inputSource { timeline = inputTimeline; source = inputSource } else {
+            let players = PlayersTimeline(feeders)
+            timeline = players; source = players
+            if request.start != nil || request.end != nil {
+                let first = request.start?.frame(at: outputRate) ?? 0
+                do { timeline = try TrimStage(upstream: players, start: first, end: request.end?.frame(at: outputRate), maximumFrames: request.blockFrames) }
+                catch { throw .file(error) }
+                source = timeline
+            }
+        }
         var writer: SoundFileWriter?
         if !measureOnly {
             do {
@@ -253,6 +303,7 @@ public enum OfflineRenderer {
         defer { outView.deallocate() }
         do throws(AudioFileError) {
             while true {
+                for f in feeders { try f.fill() }
                 var n = try source.read(into: inPtrs, maxFrames: block)
                 inputFrames += Int64(n)
                 if n == 0 {
@@ -280,7 +331,7 @@ public enum OfflineRenderer {
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }
             if frames == 0 {
-                throw AudioFileError(path: request.inputPath, "contains no audio frames")
+                throw AudioFileError(path: request.inputPaths.first ?? presetName, "contains no audio frames")
             }
             try writer?.commit()
         } catch {

@@ -25,7 +25,7 @@ struct RenderCommand: ParsableCommand {
         the peak and true peak before clipping and the gain that would have avoided it.
         """)
 
-    @Argument(help: "Input audio file(s); several need --concat or --mix.") var inputs: [String]
+    @Argument(help: "Input audio file(s); several need --concat or --mix; none when the preset's players are the sources.") var inputs: [String] = []
     @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String
     @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list'); none: audio passes unchanged.") var preset: String?
     @Flag(name: .long, help: "Join the inputs one after another (rates converted to the first file's, mono upmixed).") var concat = false
@@ -86,10 +86,13 @@ struct RenderCommand: ParsableCommand {
             trim.append(t)
         }
         let (p, label) = try preset.map { try PresetLoader.load($0) } ?? (Preset.none, "no preset")
-        var request = RenderRequest(inputPath: inputs[0], outputPath: output, preset: p, blockFrames: blockSize,
+        var request = RenderRequest(inputPath: inputs.first ?? "", outputPath: output, preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil)
         request.ditherOnlyWhenProcessed = dither == "auto"
         request.inputPaths = inputs
+        if let preset, FileManager.default.fileExists(atPath: preset) {
+            request.presetDirectory = URL(fileURLWithPath: preset).deletingLastPathComponent().path
+        }
         request.combination = concat ? .concat : mix ? .mix : nil
         request.start = trim[0]; request.end = trim[1]
         request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.pitchSemitones = pitch; request.quality = resamplerQuality
@@ -105,14 +108,14 @@ struct RenderCommand: ParsableCommand {
             } catch { bar.finish(); throw CLIError(error) }
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
                 bar.finish()
-                throw CLIError.io("\(inputs[0]): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
+                throw CLIError.io("\(inputs.first ?? output): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
             var gain = target - measured.integratedLUFS
             let limited = measured.truePeakDBTP + gain > truePeakCeiling
             if limited { gain = truePeakCeiling - measured.truePeakDBTP }
             guard ParameterRanges.gainNodeDB.contains(gain) else {
                 bar.finish()
-                throw CLIError.io("\(inputs[0]): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
+                throw CLIError.io("\(inputs.first ?? output): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
             }
             request.preset = Self.appendingGain(gain, to: p)
             normalization = (gain, limited)

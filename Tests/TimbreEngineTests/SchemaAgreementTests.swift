@@ -35,6 +35,9 @@ import TimbreEngine
         #expect(Self.range(Self.object("panNode", "properties", "pan")) == ParameterRanges.pan)
         #expect(Self.range(Self.object("pitchNode", "properties", "semitones")) == ParameterRanges.pitchSemitones)
         #expect(Self.range(Self.object("pitchNode", "properties", "cents")) == ParameterRanges.pitchCents)
+        let player = Self.object("graph", "properties", "channels", "items", "properties", "player", "properties")
+        #expect(Self.range(player["rate"] as? [String: Any] ?? [:]) == ParameterRanges.playerRate)
+        #expect(Self.range(player["loops"] as? [String: Any] ?? [:]) == ParameterRanges.playerLoops)
         #expect((Self.object("passNode", "properties", "slope")["enum"] as? [Int]) == ParameterRanges.slopes)
         #expect(Self.object("eqNode", "properties", "bands")["maxItems"] as? Int == ParameterRanges.maxEQBands)
     }

@@ -20,6 +20,8 @@ public enum ChannelSource: Sendable, Equatable {
     case inputs([Int])
     /// A sine generator (test tones, reference signals).
     case sine(frequencyHz: Double, levelDB: Double)
+    /// A file player.
+    case player(PlayerSpec)
 }
 
 public struct ChannelSpec: Sendable, Equatable {

@@ -16,6 +16,9 @@ public enum ParameterRanges {
     /// A `pitch` node's shift: semitones, cents, and their sum (semitones + cents / 100).
     public static let pitchSemitones: ClosedRange<Double> = -24...24
     public static let pitchCents: ClosedRange<Double> = -100...100
+    /// A player's `rate` (AVAudioPlayer's range) and `loops` (−1: forever).
+    public static let playerRate: ClosedRange<Double> = 0.5...2
+    public static let playerLoops: ClosedRange<Double> = -1...1_000_000
     /// Filters must stay below this fraction of the sample rate.
     public static let nyquistFraction = 0.49
 
@@ -26,5 +29,5 @@ public enum ParameterRanges {
     public static let defaultEQQ = 1.0
     public static let defaultSlope = 12
     /// Parameters that are switches (JSON booleans; live `set` takes 0 or 1).
-    public static let switchParameters: Set<String> = ["bypass", "mute", "solo"]
+    public static let switchParameters: Set<String> = ["bypass", "mute", "solo", "autoplay"]
 }

@@ -52,6 +52,7 @@ public struct Preset: Sendable, Equatable {
                 switch c.source {
                 case .inputs(let i): source = "input " + i.map(String.init).joined(separator: "+")
                 case .sine(let f, let l): source = "sine \(JSONValue.number(f).brief) Hz at \(JSONValue.number(l).brief) dBFS"
+                case .player(let p): source = "player \(p.file)\(p.rate == 1 ? "" : " at \(JSONValue.number(p.rate).brief)× (\(p.rateMode.rawValue))")\(p.loops == 0 ? "" : p.loops < 0 ? ", looping" : ", \(p.loops) more times")"
                 }
                 lines.append("  channel \(c.id) (\(source)) → \(c.group ?? "master"): volume \(JSONValue.number(c.volume).brief), pan \(JSONValue.number(c.pan).brief)\(c.mute ? ", muted" : "")\(c.solo ? ", solo" : "")")
                 lines += c.chain.map { "    - \($0.summary)" }

@@ -93,6 +93,12 @@ public enum PresetDecoder {
             let id = try uniqueID(try c.required("id"))
             let inputField = try c.optional("input"), generatorField = try c.optional("generator")
             var source: ChannelSource
+            if let playerField = try c.optional("player") {
+                guard inputField == nil && generatorField == nil else {
+                    throw PresetError(path: path, "give one of \"input\", \"generator\" and \"player\"")
+                }
+                source = .player(try decodePlayer(playerField))
+            } else {
             switch (inputField, generatorField) {
             case (let f?, nil):
                 let list = try f.array()
@@ -114,6 +120,7 @@ public enum PresetDecoder {
                 source = .sine(frequencyHz: freq, levelDB: level)
             case (nil, nil): source = .inputs([i])
             case (_?, _?): throw PresetError(path: path, "give either \"input\" or \"generator\", not both")
+            }
             }
             let chain = try c.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
             let volume = try c.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
@@ -151,6 +158,33 @@ public enum PresetDecoder {
         }
         try g.finish()
         return GraphSpec(channels: channels, groups: groups, master: master)
+    }
+
+    static func decodePlayer(_ field: Field) throws(PresetError) -> PlayerSpec {
+        var o = try ObjectReader(field.value, path: field.path)
+        let fileField = try o.required("file")
+        let file = try fileField.string()
+        guard !file.isEmpty else { throw PresetError(path: fileField.path, "the file name is empty") }
+        var p = PlayerSpec(file: file)
+        p.rate = try o.optional("rate")?.number(in: ParameterRanges.playerRate, unit: "") ?? 1
+        if let m = try o.optional("rateMode") { p.rateMode = try m.oneOf(RateMode.self) }
+        if let l = try o.optional("loops") {
+            let n = try l.number(in: ParameterRanges.playerLoops, unit: "")
+            guard n == n.rounded() else { throw PresetError(path: l.path, "\(JSONValue.number(n).brief) is not a whole number") }
+            p.loops = Int(n)
+        }
+        p.start = try o.optional("start")?.number(in: 0...86_400, unit: "s") ?? 0
+        p.end = try o.optional("end")?.number(in: 0...86_400, unit: "s")
+        if let end = p.end, end <= p.start {
+            throw PresetError(path: field.path + ".end", "\(JSONValue.number(end).brief) s is not after start \(JSONValue.number(p.start).brief) s")
+        }
+        p.offset = try o.optional("offset")?.number(in: 0...86_400, unit: "s") ?? 0
+        if let end = p.end, p.offset >= end - p.start {
+            throw PresetError(path: field.path + ".offset", "\(JSONValue.number(p.offset).brief) s is past the region (\(JSONValue.number(end - p.start).brief) s long)")
+        }
+        p.autoplay = try o.optional("autoplay")?.bool() ?? true
+        try o.finish()
+        return p
     }
 
     static func decodeNode(_ value: JSONValue, path: String) throws(PresetError) -> NodeSpec {

@@ -146,7 +146,7 @@ public final class LiveEngine: @unchecked Sendable {
             }
         }
         if freed > 0 {
-            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) }))
+            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) + $0.playerStates.map(\.key) }))
         }
         return freed
     }

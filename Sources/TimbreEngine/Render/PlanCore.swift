@@ -102,6 +102,8 @@ public struct PlanCore {
                     k.process(at, semitones: semitones, frameCount: n, stamp: stamp)
                 case .delay(let d):
                     d.process(at, frameCount: n)
+                case .player(let k):
+                    k.process(at, frameCount: n, stamp: stamp)
                 }
             }
             var poisoned = false

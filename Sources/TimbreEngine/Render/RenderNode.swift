@@ -23,6 +23,8 @@ public enum RenderNode {
     case pitch(PitchKernel, semitones: Double)
     /// Latency compensation: delays a path so it meets a longer one in time at a mix.
     case delay(DelayLine)
+    /// A `player` channel's source: its stream's next frames into the channel.
+    case player(PlayerKernel)
 }
 
 extension RenderNode {
@@ -31,7 +33,7 @@ extension RenderNode {
         case biquads(sections: Int, channels: Int)
         case gain
         case pan(PanKernel.Mode)
-        case copy, sine, clear, mix, analysis, pitch
+        case copy, sine, clear, mix, analysis, pitch, player
         case delay(frames: Int, channels: Int)
 
         /// Whether a node of this shape has state worth continuing in the next plan.
@@ -39,7 +41,7 @@ extension RenderNode {
         var carriesState: Bool {
             switch self {
             case .biquads, .gain, .pan, .sine, .mix, .delay: true
-            case .copy, .clear, .analysis, .pitch: false
+            case .copy, .clear, .analysis, .pitch, .player: false
             }
         }
     }
@@ -56,6 +58,7 @@ extension RenderNode {
         case .mix: .mix
         case .analysis: .analysis
         case .pitch: .pitch
+        case .player: .player
         case .delay(let d): .delay(frames: d.frames, channels: d.channelCount)
         }
     }

@@ -32,6 +32,8 @@ public final class RenderPlan {
     public let analysisStates: [(key: String, state: AnalysisState)]
     /// The shifters of this plan's `pitch` nodes, by node key (held for the same reason).
     public let pitchStates: [(key: String, state: PitchState)]
+    /// The streams of this plan's `player` channels, by key (`player:<channel id>`).
+    public let playerStates: [(key: String, state: PlayerState)]
     /// The render-side memory. Valid until this plan is deinitialised.
     public let core: UnsafeMutablePointer<PlanCore>
 
@@ -64,6 +66,7 @@ public final class RenderPlan {
         var built: [RenderNode] = []
         var analysis: [(key: String, state: AnalysisState)] = []
         var pitch: [(key: String, state: PitchState)] = []
+        var players: [(key: String, state: PlayerState)] = []
         defer {  // only on throw
             for n in built {
                 if case .biquads(let k) = n { k.deallocate() }
@@ -175,6 +178,15 @@ public final class RenderPlan {
                     try checkFrequency(f, ch.path + ".generator.frequency")
                     add(.sine(SineGenerator(frequencyHz: f, levelDB: level, sampleRate: fs)), key: "gen:\(ch.id)", base: base, channels: 1)
                     channels = 1
+                case .player(let spec):
+                    let key = "player:\(ch.id)"
+                    guard let registry else {
+                        throw PresetError(path: ch.path + ".player", "a player needs a host that reads files (timbre render or timbre live)")
+                    }
+                    let state = try registry.playerState(key: key, spec: spec, path: ch.path + ".player", sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                    players.append((key, state))
+                    add(.player(state.kernel), key: key, base: base, channels: state.channelCount)
+                    channels = state.channelCount
                 }
                 channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/")
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
@@ -206,6 +218,7 @@ public final class RenderPlan {
         nodeShapes = compiled.map(\.shape)
         analysisStates = analysis
         pitchStates = pitch
+        playerStates = players
 
         // State transfer map against `previous`: same key and same shape, decided from the
         // previous plan's control-side keys and shapes only (its node memory belongs to the

@@ -1,0 +1,27 @@
+import TimbreEngine
+
+/// The timeline of a render with no input file: silence on one channel for as long as the
+/// longest player plays (exactly: the render ends on the frame the last stream ends). Each
+/// read first refills every player's ring, so the plan always finds a block of frames.
+public final class PlayersTimeline: TimelineSource {
+    public let feeders: [PlayerFeeder]
+    public let channelCount = 1
+    public var expectedFrames: Int64 { Int64(feeders.map { Int($0.region.expectedFrames) }.max() ?? 0) }
+    public private(set) var framesRead: Int64 = 0
+    public private(set) var ended = false
+
+    public init(_ feeders: [PlayerFeeder]) { self.feeders = feeders }
+
+    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+        for f in feeders { try f.fill() }
+        var n = maxFrames
+        if feeders.allSatisfy(\.ended) {
+            let remaining = feeders.map { ($0.state.endFrame ?? 0) - $0.state.framesPlayed }.max() ?? 0
+            n = max(0, min(maxFrames, remaining))
+        }
+        channels[0].update(repeating: 0, count: n)
+        if n == 0 { ended = true }
+        framesRead += Int64(n)
+        return n
+    }
+}
