@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile", "TimbreTestSupport"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport", "CEbur128"]),
         .testTarget(name: "TimbreJackTests", dependencies: [
-            "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
+            "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreFile", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
         ]),
     ]
 )

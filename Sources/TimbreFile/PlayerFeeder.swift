@@ -35,6 +35,13 @@ public final class PlayerFeeder {
         }
     }
 
+    /// Ends the stream where it is (after a read error): the player finishes with what was read.
+    public func abandon() {
+        guard !ended else { return }
+        ended = true
+        state.markEnd(atFrame: state.ring.framesWritten)
+    }
+
     /// A ``SharedNodeStates/makePlayer`` factory: relative file names are found in
     /// `directory` (the preset's folder), else the working directory. A file that cannot be
     /// opened or played is a ``PresetError`` at the player's JSON path.

@@ -3,6 +3,7 @@ import Atomics
 import Foundation
 import TimbreEngine
 import TimbreControl
+import TimbreFile
 import TimbreJack
 
 /// Set by SIGINT/SIGTERM (async-signal-safe atomic store), read by the control loop.
@@ -47,12 +48,19 @@ struct LiveCommand: ParsableCommand {
         if meters { document = Self.addingOutputMeter(to: document) }
         let host: JackHost
         do {
-            host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs)
+            let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
+            host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs,
+                                makePlayer: PlayerFeeder.factory(directory: directory))
         } catch let e as PresetError {
             throw CLIError.usage("\(label): \(e)")
         } catch {
             throw CLIError.io("JACK: \(error)")
         }
+        let prefetcher = PlayerPrefetcher()
+        prefetcher.readDelay = Double(ProcessInfo.processInfo.environment["TIMBRE_TEST_READ_DELAY_MS"] ?? "").map { $0 / 1000 } ?? 0
+        prefetcher.update(Array(host.engine.playerStates.values))
+        prefetcher.start()
+        defer { prefetcher.stop() }
         do { try host.activate() } catch { throw CLIError.io("JACK: \(error)") }
         for (k, port) in (connectInputs?.split(separator: ",").map(String.init) ?? []).enumerated() where k < inputs {
             do { try host.jack.connect(port, host.inputPortNames[k]) } catch { warn("\(error)") }
@@ -82,6 +90,7 @@ struct LiveCommand: ParsableCommand {
                 "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
                 "inputs": .array(host.inputPortNames.map { .string($0) }),
                 "outputs": .array(host.outputPortNames.map { .string($0) }),
+                "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
             ]
         })
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
@@ -93,6 +102,7 @@ struct LiveCommand: ParsableCommand {
         var lastXrunReport = Date.distantPast
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
         var lastMeterLine = Date.distantPast
+        var playerEvents = PlayerEvents()
         let clock = { Date().timeIntervalSinceReferenceDate }
         func reject(_ message: String) {
             if errors.admit(now: clock()) { warn(message) }
@@ -144,6 +154,9 @@ struct LiveCommand: ParsableCommand {
                 }
             }
             if let summary = errors.flush(now: clock()) { warn(summary) }
+            prefetcher.update(Array(host.engine.playerStates.values))
+            for line in playerEvents.events(PlayerStatus.all(host.engine)) { say(line) }
+            for failure in prefetcher.takeFailures() { warn("player stopped: \(failure)") }
             if meters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
                 lastMeterLine = Date()
                 say(Self.meterLine(host.engine.meters))

@@ -4,6 +4,7 @@ import TimbreEngine
 import TimbreDSP
 import TimbreJack
 import TimbreControl
+import TimbreFile
 import CJack
 import TimbreTestSupport
 
@@ -109,6 +110,57 @@ import TimbreTestSupport
         for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
         print("JACK live vs offline: worst difference \(worst) over 2 × 96000 samples")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
+    /// A file player live: the output recorded from JACK equals `timbre render` of the same
+    /// preset sample for sample (both aligned on their first non-zero sample: the file starts
+    /// with 1.5 s of silence, so the recorder is running before the sound starts); the
+    /// prefetch thread kept up (no underrun frames in `status`); `looped` and `finished` are
+    /// printed.
+    @Test func playersLiveEqualOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-players-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", dir + "/bed.wav",
+                                    "synth", "1", "whitenoise", "vol", "0.3", "pad", "1.5", "0"])
+        let preset = dir + "/players.json"
+        try Data(#"{"version": 1, "name": "bed", "graph": {"channels": [{"id": "bed", "player": {"file": "bed.wav", "loops": 1}}], "master": {"chain": [{"type": "peak", "frequency": 1000, "gain": 3}]}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let render = try ProcessRunner.run(ProcessRunner.timbreBinary, ["render", "--preset", preset, "-o", dir + "/offline.wav", "--encoding", "float", "--quiet"])
+        #expect(render.status == 0, "\(render.stderr)")
+        // Read with libsndfile (float samples exactly; sox would round small ones to its 32-bit integers).
+        let reader = try SoundFileReader(path: dir + "/offline.wav")
+        let frames = Int(reader.frameCount)
+        let planar = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
+        defer { planar.forEach { $0.deallocate() } }
+        let got = try planar.withUnsafeBufferPointer { try reader.read(into: $0.baseAddress!, maxFrames: frames) }
+        let offline = planar.map { Array(UnsafeBufferPointer(start: $0, count: got)) }
+        #expect(offline[0].count == 240_000, "offline frames \(offline[0].count)")
+
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 7)
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        recorder.start()
+        #expect(live.waitForLine(timeout: 15) { $0.hasPrefix("finished: bed") } != nil, "\(live.output) \(live.errors)")
+        #expect(live.output.contains { $0.hasPrefix("looped: bed") })
+        let underruns = ((try live.status()["players"] as? [String: Any])?["bed"] as? [String: Any])?["underrunFrames"] as? Int
+        #expect(recorder.waitUntilDone(timeout: 20))
+        let recorded = [recorder.channel(0), recorder.channel(1)]
+        recorder.close()
+        let sound = 2 * 48_000 + 48_000  // from the first non-zero sample: 1 s of noise, 1.5 s of silence, 1 s of noise
+        guard let got = Self.align(recorded, count: sound), let want = Self.align(offline, count: sound) else {
+            Issue.record("nothing recorded"); return
+        }
+        var worst: Float = 0
+        for c in 0..<2 { for i in 0..<sound { worst = max(worst, abs(got[c][i] - want[c][i])) } }
+        print("JACK player vs offline render: worst difference \(worst) over 2 × \(sound) samples; underrun frames \(String(describing: underruns))")
+        #expect(worst == 0)
+        #expect(underruns == 0)
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
     }

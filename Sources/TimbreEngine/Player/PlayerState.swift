@@ -40,6 +40,12 @@ public final class PlayerState: @unchecked Sendable {
     /// Output frames filled with silence because the file side was late.
     public var underruns: Int { underrunFrames.load(ordering: .relaxed) }
 
+    /// Undoes the warm-up block's read (control thread, before the audio thread runs).
+    func rewindAfterWarmUp() {
+        ring.read.store(0, ordering: .releasing)
+        underrunFrames.store(0, ordering: .relaxed)
+    }
+
     func matches(_ spec: PlayerSpec, _ rate: Double, _ block: Int) -> Bool {
         self.spec == spec && sampleRate == rate && maxBlockFrames == block
     }

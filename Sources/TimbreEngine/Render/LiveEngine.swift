@@ -33,10 +33,14 @@ public final class LiveEngine: @unchecked Sendable {
     /// The audio thread's handle.
     public var renderer: RealtimeRenderer { RealtimeRenderer(shared: shared) }
 
+    /// `makePlayer`: how `player` channels get their streams (a host that reads files passes
+    /// TimbreFile's `PlayerFeeder.factory`); without it a preset with players is an error.
     public init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
-                maxBlockFrames: Int = 8192) throws(PresetError) {
+                maxBlockFrames: Int = 8192,
+                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil) throws(PresetError) {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
         let preset = try PresetDecoder.decode(document)
+        sharedStates.makePlayer = makePlayer
         let registry = sharedStates
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   shared: registry)
@@ -102,6 +106,8 @@ public final class LiveEngine: @unchecked Sendable {
             renderer.render(input: i.baseAddress!, output: o.baseAddress!, frameCount: frames)
         } }
         plan.reset()
+        // Players start from their first frame (the audio thread is not running yet).
+        for (_, state) in plan.playerStates { state.rewindAfterWarmUp() }
     }
 
     // MARK: Edits
@@ -154,6 +160,9 @@ public final class LiveEngine: @unchecked Sendable {
     /// Frames of latency the plan adds (its `pitch` nodes on the longest path; computed from
     /// the plan, so hosts report it through JACK's latency callback).
     public var latencyFrames: Int { plan.latencyFrames }
+
+    /// The streams of the `player` channels of every plan alive, by key (`player:<channel id>`).
+    public var playerStates: [String: PlayerState] { sharedStates.playerStates }
 
     /// The newest values of the `meter` and `loudness` nodes of the most recent plan, by node key.
     public var meters: JSONValue { plan.meters }

@@ -1,0 +1,72 @@
+import Foundation
+import TimbreEngine
+import TimbreFile
+
+/// Where each player is, as `status` shows it and as `finished`/`looped` events are derived
+/// (control thread; reads only the players' atomics and constants).
+struct PlayerStatus {
+    let id: String
+    /// Seconds into the file (AVAudioPlayer's `currentTime`).
+    let currentTime: Double
+    /// The file's length in seconds (AVAudioPlayer's `duration`).
+    let duration: Double
+    let finished: Bool
+    /// Passes of the region begun after the first.
+    let passes: Int
+    let loopsLeft: Int
+    let underruns: Int
+    let rate: Double
+
+    init?(key: String, state: PlayerState) {
+        guard let feeder = state.feeder as? PlayerFeeder else { return nil }
+        id = String(key.dropFirst("player:".count))
+        let region = feeder.region
+        let fileRate = region.reader.sampleRate
+        let spec = state.spec
+        let regionSeconds = Double(region.end - region.start) / fileRate
+        // File seconds consumed: stream frames at the graph's rate × the playback rate.
+        let consumed = Double(state.framesPlayed) / state.sampleRate * spec.rate
+        var into = spec.offset + consumed
+        var pass = 0
+        while into >= regionSeconds && regionSeconds > 0 && (spec.loops < 0 || pass < spec.loops) { into -= regionSeconds; pass += 1 }
+        finished = state.finished
+        currentTime = min(Double(region.start) / fileRate + min(into, regionSeconds), Double(region.reader.frameCount) / fileRate)
+        duration = Double(region.reader.frameCount) / fileRate
+        passes = pass
+        loopsLeft = spec.loops < 0 ? -1 : max(0, spec.loops - pass)
+        underruns = state.underruns
+        rate = spec.rate
+    }
+
+    var json: JSONValue {
+        .object(["currentTime": .number((currentTime * 1000).rounded() / 1000), "duration": .number((duration * 1000).rounded() / 1000),
+                 "playing": .bool(!finished), "rate": .number(rate), "loopsLeft": .number(Double(loopsLeft)),
+                 "underrunFrames": .number(Double(underruns))])
+    }
+
+    /// The players of `engine`'s current plan.
+    static func all(_ engine: LiveEngine) -> [PlayerStatus] {
+        engine.plan.playerStates.compactMap { PlayerStatus(key: $0.key, state: $0.state) }
+    }
+}
+
+/// Turns player positions into `looped` and `finished` lines, each once.
+struct PlayerEvents {
+    private var passesSeen: [String: Int] = [:]
+    private var finishedSeen: Set<String> = []
+
+    mutating func events(_ players: [PlayerStatus]) -> [String] {
+        var lines: [String] = []
+        for p in players {
+            if p.passes > passesSeen[p.id, default: 0] {
+                passesSeen[p.id] = p.passes
+                lines.append("looped: \(p.id) (pass \(p.passes + 1)\(p.loopsLeft >= 0 ? ", \(p.loopsLeft) left" : ""))")
+            }
+            if p.finished && !finishedSeen.contains(p.id) {
+                finishedSeen.insert(p.id)
+                lines.append("finished: \(p.id)")
+            }
+        }
+        return lines
+    }
+}
