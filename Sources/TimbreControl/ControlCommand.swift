@@ -12,13 +12,19 @@ public enum ControlCommand: Equatable, Sendable {
     case insert(position: Int, node: JSONValue)
     /// Removes the node with this id.
     case remove(node: String)
+    /// File players: play, pause, stop (pause and rewind to the region's start), seek to a
+    /// second of the file.
+    case play(player: String)
+    case pause(player: String)
+    case stop(player: String)
+    case seek(player: String, seconds: Double)
     case status
     /// The newest values of every `meter` and `loudness` node.
     case meters
     case quit
 
     /// The grammar, for help and error messages.
-    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, status, meters, quit"
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, status, meters, quit"
 
     /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
     public static let maxLineBytes = 65536
@@ -55,10 +61,21 @@ public enum ControlCommand: Equatable, Sendable {
             }
         case ("remove", 2):
             do { return .remove(node: try nodeID(words[1])) } catch { throw ControlError("remove: \(error.message)") }
+        case ("play", 2), ("pause", 2), ("stop", 2):
+            let id: String
+            do { id = try nodeID(words[1]) } catch { throw ControlError("\(verb): \(error.message)") }
+            return verb == "play" ? .play(player: id) : verb == "pause" ? .pause(player: id) : .stop(player: id)
+        case ("seek", 3):
+            do throws(ControlError) {
+                let id = try nodeID(words[1])
+                let t = try DecimalNumber.parse(words[2])
+                guard t >= 0 else { throw ControlError("\(JSONValue.number(t).brief) s is before the start of the file") }
+                return .seek(player: id, seconds: t)
+            } catch { throw ControlError("seek: \(error.message)") }
         case ("status", 1): return .status
         case ("meters", 1): return .meters
         case ("quit", 1), ("exit", 1): return .quit
-        case ("set", _), ("bypass", _), ("remove", _), ("status", _), ("meters", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
+        case ("set", _), ("bypass", _), ("remove", _), ("play", _), ("pause", _), ("stop", _), ("seek", _), ("status", _), ("meters", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
             throw ControlError("\(verb): wrong number of arguments (commands: \(usage))")
         default:
             throw ControlError("unknown command \(ControlError.quote(line)) (commands: \(usage))")

@@ -66,6 +66,26 @@ public final class ControlInterpreter {
         case .remove(let node):
             try apply(try editor.removing(node))
             return .ok("removed \(node)")
+        case .play(let id):
+            let state = try player(id)
+            if state.finished { state.feeder?.requestSeek(fileSeconds: state.spec.start) }
+            state.playing = true
+            return .ok("play \(id)")
+        case .pause(let id):
+            try player(id).playing = false
+            return .ok("pause \(id)")
+        case .stop(let id):
+            let state = try player(id)
+            state.playing = false
+            state.feeder?.requestSeek(fileSeconds: state.spec.start)
+            return .ok("stop \(id)")
+        case .seek(let id, let seconds):
+            let state = try player(id)
+            if let end = state.spec.end, seconds >= end {
+                throw ControlError("seek \(id): \(JSONValue.number(seconds).brief) s is past the region's end (\(JSONValue.number(end).brief) s)")
+            }
+            state.feeder?.requestSeek(fileSeconds: max(seconds, state.spec.start))
+            return .ok("seek \(id) \(JSONValue.number(seconds).brief)")
         case .status:
             return .status(status())
         case .meters:
@@ -73,6 +93,13 @@ public final class ControlInterpreter {
         case .quit:
             return .quit
         }
+    }
+
+    /// The stream of the player channel `id` in the current plan.
+    func player(_ id: String) throws(ControlError) -> PlayerState {
+        if let s = engine.plan.playerStates.first(where: { $0.key == "player:\(id)" })?.state { return s }
+        let ids = engine.plan.playerStates.map { String($0.key.dropFirst("player:".count)) }
+        throw ControlError("\(ControlError.quote(id)) is not a player (\(ids.isEmpty ? "this preset has none" : "players: " + ids.joined(separator: ", ")))")
     }
 
     /// The engine's state merged with the host's fields.

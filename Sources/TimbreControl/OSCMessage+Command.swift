@@ -62,10 +62,18 @@ extension OSCMessage {
             return command
         case ("/timbre/remove", 1):
             return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node")))
+        case ("/timbre/play", 1): return .play(player: try ControlCommand.nodeID(try string(arguments[0], "the player")))
+        case ("/timbre/pause", 1): return .pause(player: try ControlCommand.nodeID(try string(arguments[0], "the player")))
+        case ("/timbre/stop", 1): return .stop(player: try ControlCommand.nodeID(try string(arguments[0], "the player")))
+        case ("/timbre/seek", 2):
+            let id = try ControlCommand.nodeID(try string(arguments[0], "the player"))
+            let t = try number(arguments[1], "the time")
+            guard t >= 0 else { throw ControlError("seek: \(t) s is before the start of the file") }
+            return .seek(player: id, seconds: t)
         case ("/timbre/status", 0): return .status
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/status, /timbre/meters)")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/status, /timbre/meters)")
         }
     }
 }

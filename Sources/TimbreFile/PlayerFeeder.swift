@@ -6,33 +6,63 @@ import TimbreEngine
 /// (time-stretch or varispeed) and converts to the graph's rate with the high-quality
 /// resampler, and keeps the ``PlayerState``'s ring filled. Offline the renderer calls
 /// ``fill()`` before every block; live a prefetch thread does.
-public final class PlayerFeeder {
+public final class PlayerFeeder: PlayerStreamControl {
     /// The state this feeder fills (it holds the feeder; this reference does not hold it).
     public unowned let state: PlayerState
     public let region: RegionLoopSource
-    let stream: FrameSource
+    /// The rate change and conversion after the region (rebuilt fresh at a seek: they hold state).
+    let makeStream: (FrameSource) throws(AudioFileError) -> FrameSource
+    var stream: FrameSource
     let staging: PlanarStaging
     static let chunkFrames = 4096
     public private(set) var ended = false
+    private let lock = NSLock()
+    private var pendingSeek: Double?
 
-    init(state: PlayerState, region: RegionLoopSource, stream: FrameSource) {
-        self.state = state; self.region = region; self.stream = stream
+    init(state: PlayerState, region: RegionLoopSource, makeStream: @escaping (FrameSource) throws(AudioFileError) -> FrameSource) throws(AudioFileError) {
+        self.state = state; self.region = region; self.makeStream = makeStream
+        stream = try makeStream(region)
         staging = PlanarStaging(channelCount: state.channelCount, capacity: Self.chunkFrames)
     }
 
-    /// Writes the stream into the ring until the ring is full or the stream ended.
-    public func fill() throws(AudioFileError) {
-        while !ended {
+    /// Asks for a seek to `fileSeconds` (clamped to the region); carried out by the next ``fill()``.
+    public func requestSeek(fileSeconds: Double) {
+        lock.lock(); pendingSeek = fileSeconds; lock.unlock()
+    }
+
+    /// Writes the stream into the ring until the ring is full or the stream ended; first
+    /// carries out a requested seek: the file is sought to the exact frame, the rate and
+    /// conversion stages start afresh, and the ring is cut there (``PlayerState/beginCut(fileSeconds:)``).
+    /// Returns the frames written. `maxChunks`: at most this many reads of 4096 frames (so a
+    /// prefetch thread serves every player in turn and notices when it should stop);
+    /// `chunkDelay`: a test hook, a pause before every chunk read (a slow disk).
+    @discardableResult
+    public func fill(maxChunks: Int = .max, chunkDelay: TimeInterval = 0) throws(AudioFileError) -> Int {
+        lock.lock(); let seek = pendingSeek; pendingSeek = nil; lock.unlock()
+        if let seek {
+            let fs = region.reader.sampleRate
+            let frame = min(max(Int64((seek * fs).rounded()), region.start), region.end - 1)
+            try region.reposition(to: frame)
+            stream = try makeStream(region)
+            ended = false
+            state.beginCut(fileSeconds: Double(frame) / fs)
+        }
+        var written = 0, chunks = 0
+        while !ended && chunks < maxChunks {
             let room = state.ring.freeFrames
-            if room == 0 { return }
+            if room == 0 { break }
+            if chunkDelay > 0 { Thread.sleep(forTimeInterval: chunkDelay) }
             let n = try stream.read(into: staging.pointers, maxFrames: min(room, Self.chunkFrames))
+            chunks += 1
             if n == 0 {
                 ended = true
                 state.markEnd(atFrame: state.ring.framesWritten)
-                return
+                break
             }
             state.ring.write(staging.pointers, frameCount: n)
+            written += n
         }
+        return written
     }
 
     /// Ends the stream where it is (after a read error): the player finishes with what was read.
@@ -56,30 +86,33 @@ public final class PlayerFeeder {
                 }
                 let region = try RegionLoopSource(reader: reader, start: Int64((spec.start * fs).rounded()), end: spec.end.map { Int64(($0 * fs).rounded()) },
                                                   offset: Int64((spec.offset * fs).rounded()), loops: spec.loops)
-                var stream: FrameSource = region
-                if spec.rate != 1 {
-                    switch spec.rateMode {
-                    case .timestretch:
-                        stream = StretchingStage(upstream: stream, sampleRate: fs, rate: spec.rate, maximumFrames: chunkFrames)
-                    case .varispeed:
-                        let speed = RationalRatio(approximating: spec.rate, limit: 1000)
-                        guard let stage = ResamplingStage(upstream: stream, ratio: RationalRatio(speed.downsampling, speed.upsampling),
+                let makeStream = { (source: FrameSource) throws(AudioFileError) -> FrameSource in
+                    var stream = source
+                    if spec.rate != 1 {
+                        switch spec.rateMode {
+                        case .timestretch:
+                            stream = StretchingStage(upstream: stream, sampleRate: fs, rate: spec.rate, maximumFrames: chunkFrames)
+                        case .varispeed:
+                            let speed = RationalRatio(approximating: spec.rate, limit: 1000)
+                            guard let stage = ResamplingStage(upstream: stream, ratio: RationalRatio(speed.downsampling, speed.upsampling),
+                                                              quality: .high, maximumFrames: chunkFrames) else {
+                                throw AudioFileError(path: file, "cannot play at rate \(spec.rate) (filter table too large)")
+                            }
+                            stream = stage
+                        }
+                    }
+                    if Int(fs) != Int(sampleRate) {
+                        guard let stage = ResamplingStage(upstream: stream, ratio: RationalRatio(inputRate: Int(fs), outputRate: Int(sampleRate)),
                                                           quality: .high, maximumFrames: chunkFrames) else {
-                            throw AudioFileError(path: file, "cannot play at rate \(spec.rate) (filter table too large)")
+                            throw AudioFileError(path: file, "cannot convert \(Int(fs)) Hz to \(Int(sampleRate)) Hz (filter table too large)")
                         }
                         stream = stage
                     }
-                }
-                if Int(fs) != Int(sampleRate) {
-                    guard let stage = ResamplingStage(upstream: stream, ratio: RationalRatio(inputRate: Int(fs), outputRate: Int(sampleRate)),
-                                                      quality: .high, maximumFrames: chunkFrames) else {
-                        throw AudioFileError(path: file, "cannot convert \(Int(fs)) Hz to \(Int(sampleRate)) Hz (filter table too large)")
-                    }
-                    stream = stage
+                    return stream
                 }
                 let state = PlayerState(spec: spec, channelCount: reader.channelCount, sampleRate: sampleRate,
                                         maxBlockFrames: maxBlockFrames, ringFrames: max(4 * maxBlockFrames, Int(2 * sampleRate)))
-                let feeder = PlayerFeeder(state: state, region: region, stream: stream)
+                let feeder = try PlayerFeeder(state: state, region: region, makeStream: makeStream)
                 state.feeder = feeder
                 try feeder.fill()
                 return state

@@ -15,7 +15,7 @@ public final class PlayerPrefetcher: @unchecked Sendable {
     private var failures: [String] = []
     private var running = false
     private var thread: Thread?
-    /// Test hook: a delay before every fill, as a slow disk would add.
+    /// Test hook: a delay before every chunk read (4096 frames), as a slow disk would add.
     public var readDelay: TimeInterval = 0
 
     public init() {}
@@ -51,15 +51,16 @@ public final class PlayerPrefetcher: @unchecked Sendable {
             let keepGoing = running, current = states
             lock.unlock()
             if !keepGoing { return }
+            // Two chunks per player per round, in turn; sleep only when every ring is full.
+            var wrote = 0
             for state in current {
-                guard let feeder = state.feeder as? PlayerFeeder, !feeder.ended else { continue }
-                if readDelay > 0 { Thread.sleep(forTimeInterval: readDelay) }
-                do { try feeder.fill() } catch {
+                guard let feeder = state.feeder as? PlayerFeeder else { continue }
+                do { wrote += try feeder.fill(maxChunks: 2, chunkDelay: readDelay) } catch {
                     feeder.abandon()
                     lock.lock(); failures.append("\(error)"); lock.unlock()
                 }
             }
-            usleep(5000)
+            if wrote == 0 { usleep(5000) }
         }
     }
 }

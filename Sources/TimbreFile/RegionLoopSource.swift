@@ -50,4 +50,10 @@ public final class RegionLoopSource: FrameSource {
             try reader.seek(to: start)
         }
     }
+
+    /// Continues from file frame `frame` (within the region), in the current pass (a seek).
+    public func reposition(to frame: Int64) throws(AudioFileError) {
+        cursor = min(max(frame, start), end - 1)
+        try reader.seek(to: cursor)
+    }
 }

@@ -5,6 +5,7 @@ import TimbreFile
 /// Where each player is, as `status` shows it and as `finished`/`looped` events are derived
 /// (control thread; reads only the players' atomics and constants).
 struct PlayerStatus {
+    let state: PlayerState
     let id: String
     /// Seconds into the file (AVAudioPlayer's `currentTime`).
     let currentTime: Double
@@ -16,17 +17,21 @@ struct PlayerStatus {
     let loopsLeft: Int
     let underruns: Int
     let rate: Double
+    let playing: Bool
 
     init?(key: String, state: PlayerState) {
         guard let feeder = state.feeder as? PlayerFeeder else { return nil }
+        self.state = state
         id = String(key.dropFirst("player:".count))
         let region = feeder.region
         let fileRate = region.reader.sampleRate
         let spec = state.spec
         let regionSeconds = Double(region.end - region.start) / fileRate
-        // File seconds consumed: stream frames at the graph's rate × the playback rate.
-        let consumed = Double(state.framesPlayed) / state.sampleRate * spec.rate
-        var into = spec.offset + consumed
+        // File seconds consumed since the stream's origin (its start, or the latest seek):
+        // stream frames at the graph's rate × the playback rate.
+        let origin = state.origin
+        let consumed = Double(max(0, state.framesPlayed - origin.frame)) / state.sampleRate * spec.rate
+        var into = origin.fileSeconds - Double(region.start) / fileRate + consumed
         var pass = 0
         while into >= regionSeconds && regionSeconds > 0 && (spec.loops < 0 || pass < spec.loops) { into -= regionSeconds; pass += 1 }
         finished = state.finished
@@ -36,11 +41,12 @@ struct PlayerStatus {
         loopsLeft = spec.loops < 0 ? -1 : max(0, spec.loops - pass)
         underruns = state.underruns
         rate = spec.rate
+        playing = state.playing
     }
 
     var json: JSONValue {
         .object(["currentTime": .number((currentTime * 1000).rounded() / 1000), "duration": .number((duration * 1000).rounded() / 1000),
-                 "playing": .bool(!finished), "rate": .number(rate), "loopsLeft": .number(Double(loopsLeft)),
+                 "playing": .bool(playing && !finished), "rate": .number(rate), "loopsLeft": .number(Double(loopsLeft)),
                  "underrunFrames": .number(Double(underruns))])
     }
 
@@ -54,6 +60,8 @@ struct PlayerStatus {
 struct PlayerEvents {
     private var passesSeen: [String: Int] = [:]
     private var finishedSeen: Set<String> = []
+    private var underrunsSeen: [String: Int] = [:]
+    private var lastUnderrunLine = Date.distantPast
 
     mutating func events(_ players: [PlayerStatus]) -> [String] {
         var lines: [String] = []
@@ -61,6 +69,11 @@ struct PlayerEvents {
             if p.passes > passesSeen[p.id, default: 0] {
                 passesSeen[p.id] = p.passes
                 lines.append("looped: \(p.id) (pass \(p.passes + 1)\(p.loopsLeft >= 0 ? ", \(p.loopsLeft) left" : ""))")
+            }
+            if p.underruns > underrunsSeen[p.id, default: 0], Date().timeIntervalSince(lastUnderrunLine) >= 1 {
+                underrunsSeen[p.id] = p.underruns
+                lastUnderrunLine = Date()
+                lines.append("underrun: \(p.id): \(p.underruns) frames played as silence so far (the file could not be read in time)")
             }
             if p.finished && !finishedSeen.contains(p.id) {
                 finishedSeen.insert(p.id)

@@ -63,9 +63,10 @@ final class LiveProcess: @unchecked Sendable {
 
     static var binary: String { ProcessRunner.timbreBinary }
 
-    init(_ args: [String]) throws {
+    init(_ args: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["live"] + args
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

@@ -165,6 +165,123 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// Writes a float WAV of seeded noise through sox and returns its planar samples as libsndfile reads them.
+    static func noiseFile(_ path: String, seconds: Double) throws -> [[Float]] {
+        _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", path,
+                                           "synth", "\(seconds)", "whitenoise", "vol", "0.3"])
+        let reader = try SoundFileReader(path: path)
+        let frames = Int(reader.frameCount)
+        let planar = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
+        defer { planar.forEach { $0.deallocate() } }
+        let got = try planar.withUnsafeBufferPointer { try reader.read(into: $0.baseAddress!, maxFrames: frames) }
+        return planar.map { Array(UnsafeBufferPointer(start: $0, count: got)) }
+    }
+
+    /// Where `window` occurs in `recorded` channel 0 (exact match), or nil.
+    static func find(_ window: ArraySlice<Float>, in recorded: [Float]) -> Int? {
+        guard let first = window.first else { return nil }
+        for i in 0..<(recorded.count - window.count) where recorded[i] == first {
+            if recorded[i..<(i + window.count)].elementsEqual(window) { return i }
+        }
+        return nil
+    }
+
+    /// `pause`, `play` and `seek 1.5` on a live player (autoplay off): nothing plays before
+    /// `play`; after the seek the stream continues from file frame 72000 exactly — the 240
+    /// frames of the 5 ms fade-in are that frame on, scaled by the ramp (1e-6), then the file
+    /// bit for bit; `status` follows (`currentTime` past 1.5 s, `playing`).
+    @Test func seekLandsOnTheExactFrame() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-seek-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try Self.noiseFile(dir + "/n.wav", seconds: 4)
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "seek", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "autoplay": false}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 4)
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        recorder.start()
+        #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 24_000 })
+        let silentBefore = recorder.channel(0)[0..<20_000].allSatisfy { $0 == 0 }
+        live.send("play p")
+        #expect(live.waitForLine { $0 == "ok: play p" } != nil, "\(live.errors)")
+        #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 72_000 })
+        live.send("seek p 1.5")
+        #expect(live.waitForLine { $0 == "ok: seek p 1.5" } != nil, "\(live.errors)")
+        _ = ProcessRunner.wait(timeout: 2) { ((try? live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? 0 > 1.5 }
+        let status = (try live.status()["players"] as? [String: Any])?["p"] as? [String: Any]
+        #expect(recorder.waitUntilDone(timeout: 20))
+        let recorded = recorder.channel(0)
+        recorder.close()
+        let fade = 240, cut = 72_000
+        // The file after the fade-in, found in the recording; the 240 frames before it are the fade-in.
+        guard let at = Self.find(file[0][(cut + fade)..<(cut + fade + 4800)], in: recorded) else {
+            Issue.record("file frames from \(cut + fade) not found after the seek"); return
+        }
+        var worst: Float = 0
+        for i in 0..<fade { worst = max(worst, abs(recorded[at - fade + i] - file[0][cut + i] * Float(i + 1) / Float(fade + 1))) }
+        print("JACK seek 1.5: file frame \(cut) lands at recorded frame \(at - fade); fade-in deviation \(worst); status \(String(describing: status))")
+        #expect(silentBefore, "autoplay off: silence before play")
+        #expect(worst < 1e-6)
+        #expect((status?["currentTime"] as? Double ?? 0) > 1.5 && status?["playing"] as? Bool == true)
+        live.send("pause p")
+        #expect(live.waitForLine { $0 == "ok: pause p" } != nil)
+        #expect(((try live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["playing"] as? Bool == false)
+        live.send("seek q 1")
+        #expect(ProcessRunner.wait(timeout: 5) { live.errors.contains("\"q\" is not a player (players: p)") }, "\(live.errors)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
+    /// A disk too slow for real time (a test hook delays every 4096-frame read by 400 ms): the
+    /// player falls behind, the missing frames are counted in `status` and reported on stdout,
+    /// and the output holds only the file's frames in order or silence — never stale audio.
+    @Test func slowDiskUnderrunsAreCountedAndSilent() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-slow-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = try Self.noiseFile(dir + "/n.wav", seconds: 8)
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "slow", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav"}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 6)
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"], environment: ["TIMBRE_TEST_READ_DELAY_MS": "400"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        recorder.start()
+        #expect(recorder.waitUntilDone(timeout: 20))
+        let report = live.waitForLine(timeout: 5) { $0.hasPrefix("underrun: p") }
+        let underruns = ((try live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["underrunFrames"] as? Int ?? 0
+        let recorded = recorder.channel(0)
+        recorder.close()
+        // Every non-silent run of the recording continues the file where the previous one stopped.
+        var filePosition: Int? = nil, stale = 0, i = 0, runs = 0
+        while i < recorded.count {
+            if recorded[i] == 0 { i += 1; continue }
+            var j = i
+            while j < recorded.count && recorded[j] != 0 { j += 1 }
+            if j - i >= 64 {
+                runs += 1
+                let start = filePosition ?? (file[0].firstIndex(of: recorded[i]) ?? -1)
+                if start < 0 || start + (j - i) > file[0].count || !recorded[i..<j].elementsEqual(file[0][start..<(start + j - i)]) { stale += 1 }
+                filePosition = start + (j - i)
+            }
+            i = j
+        }
+        print("JACK slow disk: \(underruns) underrun frames in status, report \(report ?? "none"), \(runs) runs of sound, \(stale) not continuing the file")
+        #expect(underruns > 0)
+        #expect(report != nil)
+        #expect(runs > 1 && stale == 0)
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// Buffer-size changes while running (256 → 1024 → 128): the client follows them and its
     /// output stays equal to the offline render, window by window.
     @Test func bufferSizeChangesKeepOutputCorrect() throws {

@@ -47,17 +47,24 @@ public struct PlayerRing: @unchecked Sendable {
         written.store(w + frameCount, ordering: .releasing)
     }
 
-    /// Moves up to `frameCount` frames into `channels`; returns how many were there. Reader side.
+    /// Moves up to `frameCount` frames into `channels` from frame `offset` on, at most up to
+    /// ring position `limit`; returns how many were there. Reader side.
     @_noLocks
-    func take(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) -> Int {
+    func take(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int = 0, frameCount: Int, limit: Int = .max) -> Int {
         let r = read.load(ordering: .relaxed)
-        let n = min(frameCount, written.load(ordering: .acquiring) - r)
+        let n = max(0, min(frameCount, min(written.load(ordering: .acquiring), limit) - r))
         let mask = capacity - 1
         for c in 0..<channelCount {
-            let ring = storage + c * capacity, dst = channels[c]
+            let ring = storage + c * capacity, dst = channels[c] + offset
             for i in 0..<n { dst[i] = ring[(r + i) & mask] }
         }
         read.store(r + n, ordering: .releasing)
         return n
+    }
+
+    /// Drops the frames before ring position `position` (a seek's cut). Reader side.
+    @_noLocks
+    func skip(to position: Int) {
+        if read.load(ordering: .relaxed) < position { read.store(position, ordering: .releasing) }
     }
 }

@@ -1,4 +1,11 @@
 import Atomics
+import Foundation
+
+/// What the file side of a player does for the control side.
+public protocol PlayerStreamControl: AnyObject {
+    /// Moves playback to `fileSeconds` (within the region), sample-exactly, soon.
+    func requestSeek(fileSeconds: Double)
+}
 
 /// One `player` channel's stream, owned by the control side and shared by every plan that
 /// continues the channel (like ``PitchState``), so an edit elsewhere never restarts playback.
@@ -16,17 +23,53 @@ public final class PlayerState: @unchecked Sendable {
     /// Frames the output needed that the ring did not hold (filled with silence).
     let underrunFrames: UnsafeAtomic<Int>
     let kernel: PlayerKernel
-    /// Whatever fills the ring (kept alive with the state).
-    public var feeder: AnyObject?
+    /// Whatever fills the ring (kept alive with the state); it also carries out seeks.
+    public var feeder: (any PlayerStreamControl)?
+    /// Playing or paused (`play`/`pause`; starts as the spec's `autoplay`). The render side
+    /// reads it every block; paused, it outputs silence and reads nothing.
+    let playingFlag: UnsafeAtomic<Bool>
+    /// Ring position where the stream after the latest seek begins (frames before it are dropped).
+    let cut: UnsafeAtomic<Int>
+    /// Where the stream's current stretch began: the ring position and the file second it
+    /// plays there (control and file side; for `currentTime`).
+    private let originLock = NSLock()
+    private var originValue: (frame: Int, fileSeconds: Double)
 
     public init(spec: PlayerSpec, channelCount: Int, sampleRate: Double, maxBlockFrames: Int, ringFrames: Int) {
         self.spec = spec; self.channelCount = channelCount; self.sampleRate = sampleRate; self.maxBlockFrames = maxBlockFrames
         ring = PlayerRing(channelCount: channelCount, capacity: max(ringFrames, 2 * maxBlockFrames))
         end = .create(-1); underrunFrames = .create(0)
-        kernel = PlayerKernel(ring: ring, end: end, underruns: underrunFrames, maxBlockFrames: maxBlockFrames)
+        playingFlag = .create(spec.autoplay); cut = .create(0)
+        originValue = (0, spec.start + spec.offset)
+        kernel = PlayerKernel(ring: ring, end: end, underruns: underrunFrames, playing: playingFlag, cut: cut,
+                              maxBlockFrames: maxBlockFrames, fadeFrames: max(1, Int(0.005 * sampleRate)))
     }
 
-    deinit { kernel.deallocate(); ring.deallocate(); end.destroy(); underrunFrames.destroy() }
+    deinit {
+        kernel.deallocate(); ring.deallocate(); end.destroy(); underrunFrames.destroy(); playingFlag.destroy(); cut.destroy()
+    }
+
+    /// Plays or pauses (control thread).
+    public var playing: Bool {
+        get { playingFlag.load(ordering: .relaxed) }
+        set { playingFlag.store(newValue, ordering: .releasing) }
+    }
+
+    /// File side, at a seek: everything written so far is dropped; the stream restarts at
+    /// `fileSeconds` from the next frame written. The render side fades the old stream out and
+    /// the new one in over 5 ms.
+    public func beginCut(fileSeconds: Double) {
+        let at = ring.framesWritten
+        end.store(-1, ordering: .releasing)
+        originLock.lock(); originValue = (at, fileSeconds); originLock.unlock()
+        cut.store(at, ordering: .releasing)
+    }
+
+    /// The ring position and file second the current stretch of the stream began at.
+    public var origin: (frame: Int, fileSeconds: Double) {
+        originLock.lock(); defer { originLock.unlock() }
+        return originValue
+    }
 
     /// Marks the stream complete at `frames` frames (file side).
     public func markEnd(atFrame frames: Int) { end.store(frames, ordering: .releasing) }
@@ -58,25 +101,60 @@ public struct PlayerKernel {
     let ring: PlayerRing
     let end: UnsafeAtomic<Int>
     let underruns: UnsafeAtomic<Int>
+    let playing: UnsafeAtomic<Bool>
+    let cut: UnsafeAtomic<Int>
     let replay: BlockReplay
+    let fadeFrames: Int
+    /// [frames of fade-in left after a cut].
+    let fade: UnsafeMutablePointer<Int>
 
-    init(ring: PlayerRing, end: UnsafeAtomic<Int>, underruns: UnsafeAtomic<Int>, maxBlockFrames: Int) {
-        self.ring = ring; self.end = end; self.underruns = underruns
+    init(ring: PlayerRing, end: UnsafeAtomic<Int>, underruns: UnsafeAtomic<Int>, playing: UnsafeAtomic<Bool>, cut: UnsafeAtomic<Int>,
+         maxBlockFrames: Int, fadeFrames: Int) {
+        self.ring = ring; self.end = end; self.underruns = underruns; self.playing = playing; self.cut = cut; self.fadeFrames = fadeFrames
         replay = BlockReplay(channelCount: ring.channelCount, maxBlockFrames: maxBlockFrames)
+        fade = .allocate(capacity: 1); fade.initialize(to: 0)
     }
 
-    func deallocate() { replay.deallocate() }
+    func deallocate() { replay.deallocate(); fade.deallocate() }
 
     @_noLocks
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, stamp: Int) {
         if replay.replay(into: channels, frameCount: frameCount, stamp: stamp) { return }
-        let got = ring.take(into: channels, frameCount: frameCount)
-        if got < frameCount {
-            for c in 0..<ring.channelCount { let x = channels[c]; for i in got..<frameCount { x[i] = 0 } }
+        defer { replay.keep(channels, frameCount: frameCount, stamp: stamp) }
+        let channelCount = ring.channelCount
+        guard playing.load(ordering: .acquiring) else {
+            for c in 0..<channelCount { let x = channels[c]; for i in 0..<frameCount { x[i] = 0 } }
+            return
+        }
+        var done = 0
+        let cutAt = cut.load(ordering: .acquiring)
+        if ring.read.load(ordering: .relaxed) < cutAt {
+            // A seek: fade out what is left of the old stream (up to fadeFrames), then jump.
+            let old = ring.take(into: channels, frameCount: min(frameCount, fadeFrames), limit: cutAt)
+            for c in 0..<channelCount {
+                let x = channels[c]
+                for i in 0..<old { x[i] *= Float(old - i) / Float(old + 1) }
+            }
+            ring.skip(to: cutAt)
+            fade.pointee = fadeFrames
+            done = old
+        }
+        let got = ring.take(into: channels, offset: done, frameCount: frameCount - done)
+        if fade.pointee > 0 {
+            let start = fadeFrames - fade.pointee
+            let n = min(got, fade.pointee)
+            for c in 0..<channelCount {
+                let x = channels[c] + done
+                for i in 0..<n { x[i] *= Float(start + i + 1) / Float(fadeFrames + 1) }
+            }
+            fade.pointee -= n
+        }
+        done += got
+        if done < frameCount {
+            for c in 0..<channelCount { let x = channels[c]; for i in done..<frameCount { x[i] = 0 } }
             let e = end.load(ordering: .acquiring)
-            let missing = e < 0 ? frameCount - got : max(0, min(frameCount - got, e - ring.read.load(ordering: .relaxed)))
+            let missing = e < 0 ? frameCount - done : max(0, min(frameCount - done, e - ring.read.load(ordering: .relaxed)))
             if missing > 0 { underruns.wrappingIncrement(by: missing, ordering: .relaxed) }
         }
-        replay.keep(channels, frameCount: frameCount, stamp: stamp)
     }
 }
