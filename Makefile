@@ -86,6 +86,7 @@ test: build check-presets rtsan tsan
 	.build/$(CONFIG)/PrintBandsExample Presets/podcast-voice.json >/dev/null
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null
 	.build/$(CONFIG)/ChangeRateExample | grep -q "expected 659.255 Hz; latency 6616 frames (137.8 ms), underruns 0"
+	d=$$(mktemp -d) && .build/$(CONFIG)/TwoChannelsExample $$d/two.wav | grep -q "384000 frames" && $(BIN) info $$d/two.wav >/dev/null
 
 demo: build
 	mkdir -p $(DEMO_DIR)

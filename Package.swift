@@ -48,6 +48,8 @@ let package = Package(
                           path: "Examples/PrintBands"),
         .executableTarget(name: "ChangeRateExample", dependencies: ["TimbreDSP"],
                           path: "Examples/ChangeRate"),
+        .executableTarget(name: "TwoChannelsExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbreControl"],
+                          path: "Examples/TwoChannels"),
         .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl"], path: "Tests/TestSupport"),
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),
