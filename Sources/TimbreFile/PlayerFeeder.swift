@@ -11,23 +11,34 @@ public final class PlayerFeeder: PlayerStreamControl {
     public unowned let state: PlayerState
     public let region: RegionLoopSource
     /// The rate change and conversion after the region (rebuilt fresh at a seek: they hold state).
-    let makeStream: (FrameSource) throws(AudioFileError) -> FrameSource
+    let makeStream: (FrameSource, PlayerSpec) throws(AudioFileError) -> FrameSource
+    /// The settings the stream is built with (the file side's copy).
+    private var spec: PlayerSpec
     var stream: FrameSource
     let staging: PlanarStaging
     static let chunkFrames = 4096
     public private(set) var ended = false
     private let lock = NSLock()
     private var pendingSeek: Double?
+    private var pendingSpec: PlayerSpec?
 
-    init(state: PlayerState, region: RegionLoopSource, makeStream: @escaping (FrameSource) throws(AudioFileError) -> FrameSource) throws(AudioFileError) {
+    init(state: PlayerState, region: RegionLoopSource,
+         makeStream: @escaping (FrameSource, PlayerSpec) throws(AudioFileError) -> FrameSource) throws(AudioFileError) {
         self.state = state; self.region = region; self.makeStream = makeStream
-        stream = try makeStream(region)
+        spec = state.spec
+        stream = try makeStream(region, spec)
         staging = PlanarStaging(channelCount: state.channelCount, capacity: Self.chunkFrames)
     }
 
     /// Asks for a seek to `fileSeconds` (clamped to the region); carried out by the next ``fill()``.
     public func requestSeek(fileSeconds: Double) {
         lock.lock(); pendingSeek = fileSeconds; lock.unlock()
+    }
+
+    /// Asks for new `rate`, `rateMode` or `loops` from `fileSeconds` on (a live `set`): the
+    /// stream is rebuilt there, as at a seek.
+    public func requestChange(to newSpec: PlayerSpec, fileSeconds: Double) {
+        lock.lock(); pendingSpec = newSpec; pendingSeek = fileSeconds; lock.unlock()
     }
 
     /// Writes the stream into the ring until the ring is full or the stream ended; first
@@ -38,12 +49,14 @@ public final class PlayerFeeder: PlayerStreamControl {
     /// `chunkDelay`: a test hook, a pause before every chunk read (a slow disk).
     @discardableResult
     public func fill(maxChunks: Int = .max, chunkDelay: TimeInterval = 0) throws(AudioFileError) -> Int {
-        lock.lock(); let seek = pendingSeek; pendingSeek = nil; lock.unlock()
+        lock.lock(); let seek = pendingSeek, newSpec = pendingSpec; pendingSeek = nil; pendingSpec = nil; lock.unlock()
+        if let newSpec { spec = newSpec; region.loops = newSpec.loops }
         if let seek {
             let fs = region.reader.sampleRate
-            let frame = min(max(Int64((seek * fs).rounded()), region.start), region.end - 1)
+            var frame = max(Int64((seek * fs).rounded()), region.start)
+            if frame >= region.end { frame = region.start + (frame - region.start) % (region.end - region.start) }  // past a loop point
             try region.reposition(to: frame)
-            stream = try makeStream(region)
+            stream = try makeStream(region, spec)
             ended = false
             state.beginCut(fileSeconds: Double(frame) / fs)
         }
@@ -86,7 +99,7 @@ public final class PlayerFeeder: PlayerStreamControl {
                 }
                 let region = try RegionLoopSource(reader: reader, start: Int64((spec.start * fs).rounded()), end: spec.end.map { Int64(($0 * fs).rounded()) },
                                                   offset: Int64((spec.offset * fs).rounded()), loops: spec.loops)
-                let makeStream = { (source: FrameSource) throws(AudioFileError) -> FrameSource in
+                let makeStream = { (source: FrameSource, spec: PlayerSpec) throws(AudioFileError) -> FrameSource in
                     var stream = source
                     if spec.rate != 1 {
                         switch spec.rateMode {

@@ -4,7 +4,8 @@
 public final class RegionLoopSource: FrameSource {
     public let reader: SoundFileReader
     public let start: Int64, end: Int64, offset: Int64
-    public let loops: Int
+    /// More passes after the first (−1: forever); may change while playing.
+    public var loops: Int
     public var channelCount: Int { reader.channelCount }
     public var expectedFrames: Int64 {
         loops < 0 ? 0 : (end - start - offset) + Int64(loops) * (end - start)

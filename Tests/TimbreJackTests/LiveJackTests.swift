@@ -237,6 +237,37 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// `set <id>.player.rate 2` while playing: the stream goes on from where it was (not from
+    /// the top) at twice the speed — `currentTime` advances about 2 s per second afterwards.
+    @Test func rateChangesWhilePlaying() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-rate-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try Self.noiseFile(dir + "/n.wav", seconds: 12)
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "rate", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "rateMode": "varispeed"}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        func time() -> Double { ((try? live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? -1 }
+        usleep(1_000_000)
+        let before = time()
+        live.send("set p.player.rate 2")
+        #expect(live.waitForLine { $0.hasPrefix("ok: set p.player.rate 2") } != nil, "\(live.errors)")
+        usleep(300_000)
+        let t0 = time(), c0 = Date()
+        usleep(1_500_000)
+        let t1 = time(), elapsed = Date().timeIntervalSince(c0)
+        let speed = (t1 - t0) / elapsed
+        print(String(format: "JACK rate change: currentTime %.3f before, %.3f → %.3f over %.2f s after (%.2f× real time)", before, t0, t1, elapsed, speed))
+        #expect(t0 >= before, "continued, not restarted")
+        #expect(speed > 1.7 && speed < 2.3)
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// A disk too slow for real time (a test hook delays every 4096-frame read by 400 ms): the
     /// player falls behind, the missing frames are counted in `status` and reported on stdout,
     /// and the output holds only the file's frames in order or silence — never stale audio.

@@ -5,6 +5,8 @@ import Foundation
 public protocol PlayerStreamControl: AnyObject {
     /// Moves playback to `fileSeconds` (within the region), sample-exactly, soon.
     func requestSeek(fileSeconds: Double)
+    /// Plays on from `fileSeconds` with `spec`'s rate, rate mode and loops.
+    func requestChange(to spec: PlayerSpec, fileSeconds: Double)
 }
 
 /// One `player` channel's stream, owned by the control side and shared by every plan that
@@ -12,7 +14,8 @@ public protocol PlayerStreamControl: AnyObject {
 /// The host that reads files (TimbreFile's `PlayerFeeder`) creates it, keeps the ring filled
 /// and marks the end of the stream; the render side only reads (``PlayerKernel``).
 public final class PlayerState: @unchecked Sendable {
-    public let spec: PlayerSpec
+    /// The settings (control thread; `rate`, `rateMode` and `loops` change live).
+    public internal(set) var spec: PlayerSpec
     public let channelCount: Int
     public let sampleRate: Double
     public let maxBlockFrames: Int
@@ -89,8 +92,18 @@ public final class PlayerState: @unchecked Sendable {
         underrunFrames.store(0, ordering: .relaxed)
     }
 
+    /// Whether a plan with `spec` continues this stream: the same file region at the same
+    /// rate and block size (a new rate, rate mode or loop count is applied to it).
     func matches(_ spec: PlayerSpec, _ rate: Double, _ block: Int) -> Bool {
-        self.spec == spec && sampleRate == rate && maxBlockFrames == block
+        self.spec.file == spec.file && self.spec.start == spec.start && self.spec.end == spec.end && self.spec.offset == spec.offset
+            && self.spec.autoplay == spec.autoplay && sampleRate == rate && maxBlockFrames == block
+    }
+
+    /// The file second playing now (control thread; past the region's end after loops, the
+    /// file side wraps it into the region).
+    public var currentFileSeconds: Double {
+        let o = origin
+        return o.fileSeconds + Double(max(0, framesPlayed - o.frame)) / sampleRate * spec.rate
     }
 }
 

@@ -18,7 +18,14 @@ public final class SharedNodeStates {
     public var playerStates: [String: PlayerState] { players }
 
     func playerState(key: String, spec: PlayerSpec, path: String, sampleRate: Double, maxBlockFrames: Int) throws(PresetError) -> PlayerState {
-        if let s = players[key], s.matches(spec, sampleRate, maxBlockFrames) { return s }
+        if let s = players[key], s.matches(spec, sampleRate, maxBlockFrames) {
+            if s.spec != spec {
+                // A live change of rate, rate mode or loops: the stream goes on from where it is.
+                s.feeder?.requestChange(to: spec, fileSeconds: s.currentFileSeconds)
+                s.spec = spec
+            }
+            return s
+        }
         guard let makePlayer else {
             throw PresetError(path: path, "a player needs a host that reads files (timbre render or timbre live)")
         }
