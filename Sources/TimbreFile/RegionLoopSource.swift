@@ -40,8 +40,8 @@ public final class RegionLoopSource: FrameSource {
                     cursor += Int64(n); position += Int64(n)
                     return n
                 }
-                // The file is shorter than its header said: end this pass here.
-                cursor = end
+                // The file is shorter than its header said (truncated while playing?): stop.
+                throw AudioFileError(path: reader.path, "ended at frame \(cursor), before the \(reader.frameCount) frames its header announced (truncated while playing?)")
             }
             // The pass is over: loop or end.
             guard loops < 0 || pass < loops else { return 0 }

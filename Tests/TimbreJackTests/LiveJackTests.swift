@@ -268,6 +268,29 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// A file truncated while it plays: the player stops with a message naming the file,
+    /// reports `finished`, and the host goes on (`status` answers).
+    @Test func truncatedFileStopsThePlayer() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-trunc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/long.wav", "synth", "8", "pinknoise", "vol", "0.2"])
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "trunc", "graph": {"channels": [{"id": "p", "player": {"file": "long.wav"}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        usleep(500_000)
+        _ = try ProcessRunner.tool("truncate", ["-s", "400000", dir + "/long.wav"])
+        #expect(live.waitForLine(timeout: 15) { $0 == "finished: p" } != nil, "\(live.output) \(live.errors)")
+        #expect(live.errors.contains("long.wav: ended at frame") && live.errors.contains("truncated while playing"), "\(live.errors)")
+        #expect(try live.status()["preset"] as? String == "trunc")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// A disk too slow for real time (a test hook delays every 4096-frame read by 400 ms): the
     /// player falls behind, the missing frames are counted in `status` and reported on stdout,
     /// and the output holds only the file's frames in order or silence — never stale audio.
