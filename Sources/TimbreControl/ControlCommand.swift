@@ -18,6 +18,8 @@ public enum ControlCommand: Equatable, Sendable {
     case pause(player: String)
     case stop(player: String)
     case seek(player: String, seconds: Double)
+    /// OSC: send this client the players' `looped` and `finished` events (`/timbre/event s s`).
+    case subscribe
     case status
     /// The newest values of every `meter` and `loudness` node.
     case meters

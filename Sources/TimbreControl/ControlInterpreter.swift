@@ -13,6 +13,8 @@ public final class ControlInterpreter {
         case ok(String)
         case status(JSONValue)
         case meters(JSONValue)
+        /// The sender wants the players' events.
+        case subscribed
         case quit
     }
 
@@ -86,6 +88,8 @@ public final class ControlInterpreter {
             }
             state.feeder?.requestSeek(fileSeconds: max(seconds, state.spec.start))
             return .ok("seek \(id) \(JSONValue.number(seconds).brief)")
+        case .subscribe:
+            return .subscribed
         case .status:
             return .status(status())
         case .meters:

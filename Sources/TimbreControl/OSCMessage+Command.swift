@@ -70,10 +70,11 @@ extension OSCMessage {
             let t = try number(arguments[1], "the time")
             guard t >= 0 else { throw ControlError("seek: \(t) s is before the start of the file") }
             return .seek(player: id, seconds: t)
+        case ("/timbre/subscribe", 0): return .subscribe
         case ("/timbre/status", 0): return .status
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/status, /timbre/meters)")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/subscribe, /timbre/status, /timbre/meters)")
         }
     }
 }

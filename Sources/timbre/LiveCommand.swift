@@ -103,6 +103,7 @@ struct LiveCommand: ParsableCommand {
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
         var lastMeterLine = Date.distantPast
         var playerEvents = PlayerEvents()
+        var subscribers: [ControlInbox.OSCPeer] = []
         let clock = { Date().timeIntervalSinceReferenceDate }
         func reject(_ message: String) {
             if errors.admit(now: clock()) { warn(message) }
@@ -148,6 +149,9 @@ struct LiveCommand: ParsableCommand {
                     case .success(.meters(let json)):
                         if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/meters", arguments: [.string(json.jsonText)]), to: peer) }
                         else { say("meters: " + json.jsonText) }
+                    case .success(.subscribed):
+                        if case .packet(_, let peer?) = item, subscribers.count < 64 { subscribers.append(peer) }
+                        say("ok: subscribed")
                     case .success(.quit): say("bye"); host.close(); return
                     case .failure(let e): reject(e.message)
                     }
@@ -155,7 +159,13 @@ struct LiveCommand: ParsableCommand {
             }
             if let summary = errors.flush(now: clock()) { warn(summary) }
             prefetcher.update(Array(host.engine.playerStates.values))
-            for line in playerEvents.events(PlayerStatus.all(host.engine)) { say(line) }
+            for line in playerEvents.events(PlayerStatus.all(host.engine)) {
+                say(line)
+                // `looped: id (…)`, `finished: id`, `underrun: id: …` → /timbre/event s:kind s:id
+                let kind = String(line.prefix { $0 != ":" })
+                let id = String(line.dropFirst(kind.count + 2).prefix { $0 != " " && $0 != ":" })
+                for peer in subscribers { inbox.reply(OSCMessage(address: "/timbre/event", arguments: [.string(kind), .string(id)]), to: peer) }
+            }
             for failure in prefetcher.takeFailures() { warn("player stopped: \(failure)") }
             if meters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
                 lastMeterLine = Date()

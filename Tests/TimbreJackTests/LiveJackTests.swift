@@ -291,6 +291,49 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// An OSC client that sent `/timbre/subscribe` receives the players' events as
+    /// `/timbre/event s:kind s:id`: `looped` then `finished`, in order.
+    @Test func oscClientsReceivePlayerEvents() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-events-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try Self.noiseFile(dir + "/n.wav", seconds: 0.5)
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "events", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "loops": 1, "autoplay": false}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let port = UInt16(22000 + Int((getpid() + 7) % 20000))
+        let live = try LiveProcess(["--preset", preset, "--name", "tp", "--osc-port", "\(port)"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET); addr.sin_port = port.bigEndian; addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        func send(_ m: OSCMessage) {
+            let d = [UInt8](m.encoded())
+            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, d, d.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        send(OSCMessage(address: "/timbre/subscribe", arguments: []))
+        #expect(live.waitForLine { $0 == "ok: subscribed" } != nil, "\(live.errors)")
+        send(OSCMessage(address: "/timbre/play", arguments: [.string("p")]))
+        var events: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while events.count < 2 {
+            let got = recv(fd, &buffer, buffer.count, 0)
+            guard got > 0, let m = try? OSCMessage.parse(Data(buffer[0..<got])) else { break }
+            if m.address == "/timbre/event", m.arguments.count == 2, case .string(let kind) = m.arguments[0], case .string(let id) = m.arguments[1] {
+                events.append("\(kind) \(id)")
+            }
+        }
+        print("OSC events: \(events)")
+        #expect(events == ["looped p", "finished p"])
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// A disk too slow for real time (a test hook delays every 4096-frame read by 400 ms): the
     /// player falls behind, the missing frames are counted in `status` and reported on stdout,
     /// and the output holds only the file's frames in order or silence — never stale audio.
