@@ -11,6 +11,7 @@ import Foundation
 import MallocInterposerSwift
 import TimbreDSP
 import TimbreEngine
+import TimbreFile
 import TimbreTestSupport
 
 DenormalGuard.enable()
@@ -42,6 +43,31 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
         engine.collectRetired()
     }
     print("Render path (\(phase)): \(100 * 100) measured blocks of \(block) frames with 100 plan swaps: \(mallocs) allocations, \(frees) frees")
+    if mallocs != 0 || frees != 0 { failed = true }
+}
+// Players: the rings are filled between measured windows (the prefetch thread's job live;
+// the counters are process-wide, so the file side must not run while measuring).
+do {
+    let fixture = try PlayerFixture()
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, makePlayer: fixture.makePlayer)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let renderer = engine.renderer
+    var mallocs = 0, frees = 0
+    for round in 0..<100 {
+        try PlayerFixture.edit(interpreter, step: round)
+        try PlayerFixture.fill(engine)
+        MallocInterposerSwift.hook()
+        let before = MallocInterposerSwift.getStatistics()
+        for _ in 0..<100 { renderer.render(input: ins, output: outs, frameCount: block) }
+        let after = MallocInterposerSwift.getStatistics()
+        MallocInterposerSwift.unhook()
+        mallocs += after.mallocCount - before.mallocCount
+        frees += after.freeCount - before.freeCount
+        engine.collectRetired()
+    }
+    print("Render path (players): \(100 * 100) measured blocks of \(block) frames with 100 player commands: \(mallocs) allocations, \(frees) frees")
     if mallocs != 0 || frees != 0 { failed = true }
 }
 MallocInterposerSwift.hook()

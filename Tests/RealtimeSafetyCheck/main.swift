@@ -11,6 +11,7 @@ import CRealtimeSanitizer
 import Foundation
 import TimbreDSP
 import TimbreEngine
+import TimbreFile
 import TimbreTestSupport
 
 let selfTest = CommandLine.arguments.contains("--self-test")
@@ -57,4 +58,41 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
     print("RealtimeSanitizer (\(phase)): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
-print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain and graph presets); no violations")
+// Players: two file players streamed by the prefetch thread while the main thread pauses,
+// plays, seeks and changes rates, loops, volumes and pans.
+do {
+    let fixture = try PlayerFixture()
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, makePlayer: fixture.makePlayer)
+    engine.warmUp()
+    let prefetcher = PlayerPrefetcher()
+    prefetcher.update(Array(engine.playerStates.values))
+    prefetcher.start()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let renderer = engine.renderer
+    let finished = DispatchSemaphore(value: 0)
+    let audio = Thread {
+        DenormalGuard.enable()
+        for _ in 0..<blocksPerPhase {
+            timbre_rtsan_realtime_enter()
+            renderer.render(input: inPtrs, output: outPtrs, frameCount: block)
+            timbre_rtsan_realtime_exit()
+            usleep(200)
+        }
+        finished.signal()
+    }
+    audio.start()
+    var edits = 0
+    while finished.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
+        try PlayerFixture.edit(interpreter, step: edits)
+        prefetcher.update(Array(engine.playerStates.values))
+        engine.collectRetired()
+        edits += 1
+    }
+    prefetcher.stop()
+    engine.collectRetired()
+    let underruns = engine.plan.playerStates.map(\.state.underruns).reduce(0, +)
+    print("RealtimeSanitizer (players): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent player commands, \(underruns) underrun frames; no violations")
+    totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph and player presets); no violations")

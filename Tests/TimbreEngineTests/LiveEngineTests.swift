@@ -3,6 +3,7 @@ import Testing
 import TimbreDSP
 import TimbreEngine
 import TimbreControl
+import TimbreFile
 import TimbreTestSupport
 
 /// Live edits through the real-time renderer: atomic batches, click-free changes, state
@@ -175,6 +176,49 @@ import TimbreTestSupport
         #expect(p.terminationStatus == 0, "\(text)")
         #expect(text.contains("(chain): 10000 measured blocks of 256 frames with 100 plan swaps: 0 allocations, 0 frees"), "\(text)")
         #expect(text.contains("(graph): 10000 measured blocks of 256 frames with 100 plan swaps: 0 allocations, 0 frees"), "\(text)")
+    }
+
+    /// File players under three threads at once, as `timbre live` runs them: the audio thread
+    /// renders (paced), the prefetch thread fills the rings, and the control thread pauses,
+    /// plays, seeks and changes rates, loops, volumes and pans. Run under ThreadSanitizer by
+    /// `make tsan` (the ring's release/acquire protocol, the seek cut, the shared player
+    /// state); here it checks that every block was rendered and every output sample is finite.
+    @Test func playersUnderConcurrentControl() throws {
+        let fixture = try PlayerFixture()
+        let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: Self.rate,
+                                    inputChannelCount: 1, outputChannelCount: 2, maxBlockFrames: 256, makePlayer: fixture.makePlayer)
+        engine.warmUp()
+        let prefetcher = PlayerPrefetcher()
+        prefetcher.update(Array(engine.playerStates.values))
+        prefetcher.start()
+        let interpreter = EveryNodePresets.interpreter(engine)
+        let d = Driver(engine, block: 256)
+        final class Result: @unchecked Sendable { var nonFinite = 0; var blocks = 0 }
+        let result = Result()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            DenormalGuard.enable()
+            for _ in 0..<1500 {
+                d.renderBlock(256)
+                for c in 0..<2 { for k in 0..<256 where !d.output[c][k].isFinite { result.nonFinite += 1 } }
+                result.blocks += 1
+                usleep(1000)
+            }
+            done.signal()
+        }
+        thread.start()
+        var commands = 0
+        while done.wait(timeout: .now() + .milliseconds(3)) == .timedOut {
+            try PlayerFixture.edit(interpreter, step: commands)
+            prefetcher.update(Array(engine.playerStates.values))
+            engine.collectRetired()
+            commands += 1
+        }
+        prefetcher.stop()
+        engine.collectRetired()
+        let underruns = engine.plan.playerStates.map(\.state.underruns).reduce(0, +)
+        print("Players under concurrent control: \(result.blocks) blocks, \(commands) commands, \(underruns) underrun frames, \(result.nonFinite) non-finite samples")
+        #expect(result.blocks == 1500 && result.nonFinite == 0 && commands > 50)
     }
 
     /// Render and control on two threads for 20,000 blocks of 64 frames: the control thread
