@@ -13,17 +13,23 @@ public struct PresetDocumentEditor: Sendable {
 
     /// `address` is `<id>.<param>` for any object with an `id` (a chain node, a graph channel
     /// or group) or `chain[i].<param>`, e.g. `presence.gain`, `eq.bands[3].frequency`,
-    /// `vocals.volume`, `drums.mute`. Switches (`mute`, `solo`, `bypass`) take 0 or 1.
+    /// `vocals.volume`, `drums.mute`; on a player channel `backing.rate` and `backing.loops`
+    /// mean its `player.rate` and `player.loops`. Switches (`mute`, `solo`, `bypass`) take 0 or 1.
     public func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
         guard value.isFinite else { throw ControlError("\(address): \(value) is not a finite number") }
         let (target, rest) = try resolve(address)
-        guard let relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
+        guard var relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
         var doc = document
         // `eq` without `bands` means ten default bands: materialise them before editing one.
         if case .key("bands") = relative.first, doc.value(at: (target + [.key("bands")])[...]) == nil,
            case .string("eq") = doc.value(at: (target + [.key("type")])[...]) {
             let defaults = JSONValue.array(EQBand.defaultCentersHz.map { .object(["frequency": .number($0)]) })
             if let d = doc.setting((target + [.key("bands")])[...], to: defaults) { doc = d }
+        }
+        // A player channel's `rate` and `loops` (AVAudioPlayer's properties) live in its `player` object.
+        if relative.count == 1, case .key(let k) = relative[0], k == "rate" || k == "loops",
+           case .object? = doc.value(at: (target + [.key("player")])[...]) {
+            relative = [JSONValue.PathComponent.key("player"), .key(k)]
         }
         let newValue: JSONValue
         if relative.count == 1, case .key(let k) = relative[0], ParameterRanges.switchParameters.contains(k) {

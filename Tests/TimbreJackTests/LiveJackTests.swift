@@ -237,7 +237,7 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
-    /// `set <id>.player.rate 2` while playing: the stream goes on from where it was (not from
+    /// `set <id>.rate 2` (the player's `rate`) while playing: the stream goes on from where it was (not from
     /// the top) at twice the speed — `currentTime` advances about 2 s per second afterwards.
     @Test func rateChangesWhilePlaying() throws {
         let server = try JackServer()
@@ -254,8 +254,8 @@ import TimbreTestSupport
         func time() -> Double { ((try? live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? -1 }
         usleep(1_000_000)
         let before = time()
-        live.send("set p.player.rate 2")
-        #expect(live.waitForLine { $0.hasPrefix("ok: set p.player.rate 2") } != nil, "\(live.errors)")
+        live.send("set p.rate 2")  // AVAudioPlayer's name for the player's rate
+        #expect(live.waitForLine { $0.hasPrefix("ok: set p.rate 2") } != nil, "\(live.errors)")
         usleep(300_000)
         let t0 = time(), c0 = Date()
         usleep(1_500_000)
