@@ -185,7 +185,7 @@ struct LiveCommand: ParsableCommand {
                     }
                 }
             }
-            usleep(5000)
+            usleep(2000)  // 2 ms: events reach stdout within a period of 128 frames or more
         }
     }
 

@@ -334,6 +334,43 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// `finished` reaches stdout within one period of the player's last frame leaving the
+    /// client, and never before it: the recorder's position when the line arrives, minus the
+    /// frame where the recorded sound ends, is 0…256 frames (one period) plus the 2 ms the
+    /// host's control loop may sleep.
+    @Test func finishedArrivesWithinAPeriod() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-finish-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", dir + "/n.wav",
+                                           "synth", "1", "whitenoise", "vol", "0.3", "pad", "1", "0"])
+        let preset = dir + "/p.json"
+        try Data(#"{"version": 1, "name": "finish", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav"}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: preset))
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 4)
+        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        recorder.start()
+        var positionAtLine = -1
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if live.output.contains("finished: p") { positionAtLine = recorder.position; break }
+            usleep(200)
+        }
+        #expect(recorder.waitUntilDone(timeout: 10))
+        let recorded = recorder.channel(0)
+        recorder.close()
+        guard let last = recorded.lastIndex(where: { $0 != 0 }), positionAtLine > 0 else { Issue.record("no sound or no finished line"); return }
+        let late = positionAtLine - (last + 1)
+        print("JACK finished: line arrived \(late) frames (\(String(format: "%.1f", Double(late) / 48)) ms) after the last frame was recorded")
+        #expect(late >= 0 && late <= 256 + 96, "finished arrived \(late) frames after the sound ended")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// A disk too slow for real time (a test hook delays every 4096-frame read by 400 ms): the
     /// player falls behind, the missing frames are counted in `status` and reported on stdout,
     /// and the output holds only the file's frames in order or silence — never stale audio.
