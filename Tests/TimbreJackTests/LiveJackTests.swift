@@ -269,7 +269,8 @@ import TimbreTestSupport
     }
 
     /// A file truncated while it plays: the player stops with a message naming the file,
-    /// reports `finished`, and the host goes on (`status` answers).
+    /// reports `finished`, and the host goes on (`status` answers). A preset whose player file
+    /// is missing is refused at `load` with the JSON path, and the running graph is kept.
     @Test func truncatedFileStopsThePlayer() throws {
         let server = try JackServer()
         defer { server.stop() }
@@ -286,6 +287,13 @@ import TimbreTestSupport
         _ = try ProcessRunner.tool("truncate", ["-s", "400000", dir + "/long.wav"])
         #expect(live.waitForLine(timeout: 15) { $0 == "finished: p" } != nil, "\(live.output) \(live.errors)")
         #expect(live.errors.contains("long.wav: ended at frame") && live.errors.contains("truncated while playing"), "\(live.errors)")
+        #expect(try live.status()["preset"] as? String == "trunc")
+        // Loading a preset whose player file is missing is reported with the JSON path; the running graph stays.
+        let bad = dir + "/bad.json"
+        try Data(#"{"version": 1, "name": "bad", "graph": {"channels": [{"id": "p", "player": {"file": "gone.wav"}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: bad))
+        live.send("load \(bad)")
+        #expect(ProcessRunner.wait(timeout: 5) { live.errors.contains("graph.channels[0].player.file") && live.errors.contains("gone.wav") }, "\(live.errors)")
         #expect(try live.status()["preset"] as? String == "trunc")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
