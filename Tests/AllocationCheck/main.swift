@@ -24,15 +24,15 @@ let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 
 outs[0] = .allocate(capacity: block); outs[1] = .allocate(capacity: block)
 
 var failed = false
-for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] {
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
+
+/// Renders 100 × 100 blocks through `engine`, calling `edit(round)` before each measured window
+/// of 100 blocks (outside it), and counts the allocations and frees inside the windows.
+@MainActor func measure(_ phase: String, _ engine: LiveEngine, what: String, edit: (Int) throws -> Void) throws {
     engine.warmUp()
-    let interpreter = EveryNodePresets.interpreter(engine)
     let renderer = engine.renderer
-    renderer.render(input: ins, output: outs, frameCount: block)
     var mallocs = 0, frees = 0
     for round in 0..<100 {
-        try EveryNodePresets.edit(interpreter, step: round)
+        try edit(round)
         MallocInterposerSwift.hook()
         let before = MallocInterposerSwift.getStatistics()
         for _ in 0..<100 { renderer.render(input: ins, output: outs, frameCount: block) }
@@ -42,33 +42,24 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
         frees += after.freeCount - before.freeCount
         engine.collectRetired()
     }
-    print("Render path (\(phase)): \(100 * 100) measured blocks of \(block) frames with 100 plan swaps: \(mallocs) allocations, \(frees) frees")
+    print("Render path (\(phase)): \(100 * 100) measured blocks of \(block) frames with 100 \(what): \(mallocs) allocations, \(frees) frees")
     if mallocs != 0 || frees != 0 { failed = true }
+}
+
+for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
+    let interpreter = EveryNodePresets.interpreter(engine)
+    try measure(phase, engine, what: "plan swaps") { try EveryNodePresets.edit(interpreter, step: $0) }
 }
 // Players: the rings are filled between measured windows (the prefetch thread's job live;
 // the counters are process-wide, so the file side must not run while measuring).
-do {
-    let fixture = try PlayerFixture()
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                                outputChannelCount: 2, makePlayer: fixture.makePlayer)
-    engine.warmUp()
-    let interpreter = EveryNodePresets.interpreter(engine)
-    let renderer = engine.renderer
-    var mallocs = 0, frees = 0
-    for round in 0..<100 {
-        try PlayerFixture.edit(interpreter, step: round)
-        try PlayerFixture.fill(engine)
-        MallocInterposerSwift.hook()
-        let before = MallocInterposerSwift.getStatistics()
-        for _ in 0..<100 { renderer.render(input: ins, output: outs, frameCount: block) }
-        let after = MallocInterposerSwift.getStatistics()
-        MallocInterposerSwift.unhook()
-        mallocs += after.mallocCount - before.mallocCount
-        frees += after.freeCount - before.freeCount
-        engine.collectRetired()
-    }
-    print("Render path (players): \(100 * 100) measured blocks of \(block) frames with 100 player commands: \(mallocs) allocations, \(frees) frees")
-    if mallocs != 0 || frees != 0 { failed = true }
+let fixture = try PlayerFixture()
+let players = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                             outputChannelCount: 2, makePlayer: fixture.makePlayer)
+let playerInterpreter = EveryNodePresets.interpreter(players)
+try measure("players", players, what: "player commands") { round in
+    try PlayerFixture.edit(playerInterpreter, step: round)
+    try PlayerFixture.fill(players)
 }
 MallocInterposerSwift.hook()
 let before = MallocInterposerSwift.getStatistics()

@@ -30,10 +30,11 @@ nonisolated(unsafe) let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Floa
 outPtrs[0] = outputs[0]; outPtrs[1] = outputs[1]
 
 var totalBlocks = 0, totalEdits = 0
-for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] {
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
-    engine.warmUp()
-    let interpreter = EveryNodePresets.interpreter(engine)
+
+/// Renders `blocksPerPhase` blocks through `engine` on a dedicated thread, each inside a
+/// realtime section, sleeping `pause` µs between them, while this thread calls `edit(step)`
+/// every `interval`. Returns the edits made.
+@MainActor func run(_ engine: LiveEngine, pause: UInt32, interval: DispatchTimeInterval, edit: (Int) throws -> Void) throws -> Int {
     let renderer = engine.renderer
     let finished = DispatchSemaphore(value: 0)
     let audio = Thread {
@@ -43,56 +44,46 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
             renderer.render(input: inPtrs, output: outPtrs, frameCount: block)
             if selfTest && b == 10 { let p = UnsafeMutablePointer<Float>.allocate(capacity: 64); p.deallocate() }
             timbre_rtsan_realtime_exit()
-            usleep(40)  // outside the realtime section: pace the render so edits interleave
+            usleep(pause)  // outside the realtime section: pace the render so edits interleave
         }
         finished.signal()
     }
     audio.start()
     var edits = 0
-    while finished.wait(timeout: .now() + .microseconds(200)) == .timedOut {
-        try EveryNodePresets.edit(interpreter, step: edits)
+    while finished.wait(timeout: .now() + interval) == .timedOut {
+        try edit(edits)
         engine.collectRetired()
         edits += 1
     }
     engine.collectRetired()
+    return edits
+}
+
+for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { try EveryNodePresets.edit(interpreter, step: $0) }
     print("RealtimeSanitizer (\(phase)): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
+
 // Players: two file players streamed by the prefetch thread while the main thread pauses,
 // plays, seeks and changes rates, loops, volumes and pans.
-do {
-    let fixture = try PlayerFixture()
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                                outputChannelCount: 2, makePlayer: fixture.makePlayer)
-    engine.warmUp()
-    let prefetcher = PlayerPrefetcher()
-    prefetcher.update(Array(engine.playerStates.values))
-    prefetcher.start()
-    let interpreter = EveryNodePresets.interpreter(engine)
-    let renderer = engine.renderer
-    let finished = DispatchSemaphore(value: 0)
-    let audio = Thread {
-        DenormalGuard.enable()
-        for _ in 0..<blocksPerPhase {
-            timbre_rtsan_realtime_enter()
-            renderer.render(input: inPtrs, output: outPtrs, frameCount: block)
-            timbre_rtsan_realtime_exit()
-            usleep(200)
-        }
-        finished.signal()
-    }
-    audio.start()
-    var edits = 0
-    while finished.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
-        try PlayerFixture.edit(interpreter, step: edits)
-        prefetcher.update(Array(engine.playerStates.values))
-        engine.collectRetired()
-        edits += 1
-    }
-    prefetcher.stop()
-    engine.collectRetired()
-    let underruns = engine.plan.playerStates.map(\.state.underruns).reduce(0, +)
-    print("RealtimeSanitizer (players): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent player commands, \(underruns) underrun frames; no violations")
-    totalBlocks += engine.blocksRendered; totalEdits += edits
+let fixture = try PlayerFixture()
+let players = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                             outputChannelCount: 2, makePlayer: fixture.makePlayer)
+players.warmUp()
+let prefetcher = PlayerPrefetcher()
+prefetcher.update(Array(players.playerStates.values))
+prefetcher.start()
+let playerInterpreter = EveryNodePresets.interpreter(players)
+let commands = try run(players, pause: 200, interval: .milliseconds(2)) { step in
+    try PlayerFixture.edit(playerInterpreter, step: step)
+    prefetcher.update(Array(players.playerStates.values))
 }
+prefetcher.stop()
+let underruns = players.plan.playerStates.map(\.state.underruns).reduce(0, +)
+print("RealtimeSanitizer (players): \(players.blocksRendered) blocks in realtime sections with \(commands) concurrent player commands, \(underruns) underrun frames; no violations")
+totalBlocks += players.blocksRendered; totalEdits += commands
 print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph and player presets); no violations")

@@ -122,9 +122,9 @@ import TimbreTestSupport
     @Test func playersLiveEqualOffline() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-players-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("players")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", dir + "/bed.wav",
                                     "synth", "1", "whitenoise", "vol", "0.3", "pad", "1.5", "0"])
         let preset = dir + "/players.json"
@@ -142,9 +142,8 @@ import TimbreTestSupport
         #expect(offline[0].count == 240_000, "offline frames \(offline[0].count)")
 
         let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 7)
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        let live = try PlayerFolder.live(preset)
+        try recorder.connect(from: "tp")
         recorder.start()
         #expect(live.waitForLine(timeout: 15) { $0.hasPrefix("finished: bed") } != nil, "\(live.output) \(live.errors)")
         #expect(live.output.contains { $0.hasPrefix("looped: bed") })
@@ -193,17 +192,14 @@ import TimbreTestSupport
     @Test func seekLandsOnTheExactFrame() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-seek-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("seek")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         let file = try Self.noiseFile(dir + "/n.wav", seconds: 4)
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "seek", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "autoplay": false}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
+        let preset = try folder.preset("seek", channels: #"{"id": "p", "player": {"file": "n.wav", "autoplay": false}}"#)
         let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 4)
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        let live = try PlayerFolder.live(preset)
+        try recorder.connect(from: "tp")
         recorder.start()
         #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 24_000 })
         let silentBefore = recorder.channel(0)[0..<20_000].allSatisfy { $0 == 0 }
@@ -242,15 +238,12 @@ import TimbreTestSupport
     @Test func rateChangesWhilePlaying() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-rate-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("rate")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         _ = try Self.noiseFile(dir + "/n.wav", seconds: 12)
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "rate", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "rateMode": "varispeed"}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let preset = try folder.preset("rate", channels: #"{"id": "p", "player": {"file": "n.wav", "rateMode": "varispeed"}}"#)
+        let live = try PlayerFolder.live(preset)
         func time() -> Double { ((try? live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? -1 }
         usleep(1_000_000)
         let before = time()
@@ -274,15 +267,12 @@ import TimbreTestSupport
     @Test func truncatedFileStopsThePlayer() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-trunc-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("trunc")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/long.wav", "synth", "8", "pinknoise", "vol", "0.2"])
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "trunc", "graph": {"channels": [{"id": "p", "player": {"file": "long.wav"}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let preset = try folder.preset("trunc", channels: #"{"id": "p", "player": {"file": "long.wav"}}"#)
+        let live = try PlayerFolder.live(preset)
         usleep(500_000)
         _ = try ProcessRunner.tool("truncate", ["-s", "400000", dir + "/long.wav"])
         #expect(live.waitForLine(timeout: 15) { $0 == "finished: p" } != nil, "\(live.output) \(live.errors)")
@@ -304,16 +294,13 @@ import TimbreTestSupport
     @Test func oscClientsReceivePlayerEvents() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-events-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("events")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         _ = try Self.noiseFile(dir + "/n.wav", seconds: 0.5)
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "events", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav", "loops": 1, "autoplay": false}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
+        let preset = try folder.preset("events", channels: #"{"id": "p", "player": {"file": "n.wav", "loops": 1, "autoplay": false}}"#)
         let port = UInt16(22000 + Int((getpid() + 7) % 20000))
-        let live = try LiveProcess(["--preset", preset, "--name", "tp", "--osc-port", "\(port)"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let live = try PlayerFolder.live(preset, ["--osc-port", "\(port)"])
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
@@ -349,18 +336,15 @@ import TimbreTestSupport
     @Test func finishedArrivesWithinAPeriod() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-finish-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("finish")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", dir + "/n.wav",
                                            "synth", "1", "whitenoise", "vol", "0.3", "pad", "1", "0"])
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "finish", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav"}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
+        let preset = try folder.preset("finish", channels: #"{"id": "p", "player": {"file": "n.wav"}}"#)
         let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 4)
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        let live = try PlayerFolder.live(preset)
+        try recorder.connect(from: "tp")
         recorder.start()
         var positionAtLine = -1
         let deadline = Date().addingTimeInterval(10)
@@ -385,17 +369,14 @@ import TimbreTestSupport
     @Test func slowDiskUnderrunsAreCountedAndSilent() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-slow-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = try PlayerFolder("slow")
+        defer { withExtendedLifetime(folder) {} }  // the files are read until the end
+        let dir = folder.path
         let file = try Self.noiseFile(dir + "/n.wav", seconds: 8)
-        let preset = dir + "/p.json"
-        try Data(#"{"version": 1, "name": "slow", "graph": {"channels": [{"id": "p", "player": {"file": "n.wav"}}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: preset))
+        let preset = try folder.preset("slow", channels: #"{"id": "p", "player": {"file": "n.wav"}}"#)
         let recorder = try TapClient(name: "rec", channels: 2, player: false, length: 48_000 * 6)
-        let live = try LiveProcess(["--preset", preset, "--name", "tp"], environment: ["TIMBRE_TEST_READ_DELAY_MS": "400"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        for k in 0..<2 { try recorder.jack.connect("tp:out_\(k + 1)", recorder.portNames[k]) }
+        let live = try PlayerFolder.live(preset, environment: ["TIMBRE_TEST_READ_DELAY_MS": "400"])
+        try recorder.connect(from: "tp")
         recorder.start()
         #expect(recorder.waitUntilDone(timeout: 20))
         let report = live.waitForLine(timeout: 5) { $0.hasPrefix("underrun: p") }
