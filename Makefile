@@ -7,7 +7,7 @@ BUILD_FLAGS := -c $(CONFIG)
 # oracles, jackd2 runs JACK tests, python3-jsonschema validates presets against the JSON Schema,
 # librsvg2-bin's rsvg-convert turns plots into PNG).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
-                python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli
+                python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy
 BIN := .build/$(CONFIG)/timbre
