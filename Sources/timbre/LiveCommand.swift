@@ -20,9 +20,14 @@ struct LiveCommand: ParsableCommand {
           load <preset.json>             replace the whole preset                       (/timbre/load s)
           insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}   (/timbre/insert i s)
           remove <node>                                                                    (/timbre/remove s)
-          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks, meters  (/timbre/status)
+          play|pause|stop <player>       a player channel; stop pauses and rewinds        (/timbre/play s, /timbre/pause s, /timbre/stop s)
+          seek <player> <seconds>        sample-exact, 5 ms fades                         (/timbre/seek s f)
+                                         (set <player>.rate 1.5, set <player>.loops 2 change a playing player)
+          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks, meters, players  (/timbre/status)
           meters                         the meter and loudness nodes' values as JSON  (/timbre/meters; OSC replies go to the sender)
           quit
+        Players print looped: <id>, finished: <id> and underrun lines; an OSC client that sends
+        /timbre/subscribe receives them as /timbre/event s:kind s:id.
         Every change crossfades over 15 ms and smooths gains, so nothing clicks. An invalid
         command, datagram or preset is reported (at most 10 errors a second) and the running graph
         is kept. OSC bundles are accepted; their messages apply in order. Numbers are decimal
