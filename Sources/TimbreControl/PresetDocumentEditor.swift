@@ -26,8 +26,11 @@ public struct PresetDocumentEditor: Sendable {
             let defaults = JSONValue.array(EQBand.defaultCentersHz.map { .object(["frequency": .number($0)]) })
             if let d = doc.setting((target + [.key("bands")])[...], to: defaults) { doc = d }
         }
-        // A player channel's `rate` and `loops` (AVAudioPlayer's properties) live in its `player` object.
-        if relative.count == 1, case .key(let k) = relative[0], k == "rate" || k == "loops",
+        // A player channel's `rate` and `loops` (AVAudioPlayer's properties) live in its `player`
+        // object, and so do `volume` and `pan` when the preset wrote them there.
+        if relative.count == 1, case .key(let k) = relative[0],
+           k == "rate" || k == "loops" || ((k == "volume" || k == "pan") && doc.value(at: (target + [.key(k)])[...]) == nil
+                                           && doc.value(at: (target + [.key("player"), .key(k)])[...]) != nil),
            case .object? = doc.value(at: (target + [.key("player")])[...]) {
             relative = [JSONValue.PathComponent.key("player"), .key(k)]
         }

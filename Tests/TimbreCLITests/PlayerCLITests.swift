@@ -92,6 +92,23 @@ import TimbreTestSupport
         #expect(left == Array(x[0] + x[0] + x[0] + x[0][0..<500]))
     }
 
+    /// AVAudioPlayer-style `volume` and `pan` inside the player object are the channel's: a
+    /// mono file at volume 0.5 panned hard left comes out as 0.5·x on the left, silence right.
+    @Test func volumeAndPanInThePlayer() throws {
+        let d = try CLI.tempDir()
+        let x = try MultiInputCLITests.write(d + "/m.wav", [Signals.noise(9600, amplitude: 0.3, seed: 29)])[0]
+        let p = try Self.preset(d, #"{"id": "m", "player": {"file": "m.wav", "volume": 0.5, "pan": -1}}"#)
+        let r = try CLI.run(["render", "--preset", p, "-o", d + "/out.wav", "--encoding", "float", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try MultiInputCLITests.read(d + "/out.wav", channels: 2)
+        var worst: Float = 0
+        for i in 0..<9600 { worst = max(worst, abs(out[0][i] - 0.5 * x[i]), abs(out[1][i])) }
+        #expect(out[0].count == 9600 && worst < 1e-6, "worst \(worst)")
+        let both = try Self.preset(d, #"{"id": "m", "player": {"file": "m.wav", "volume": 0.5}, "volume": 0.7}"#)
+        let bad = try CLI.run(["render", "--preset", both, "-o", d + "/out2.wav"])
+        #expect(bad.status == 1 && bad.stderr.contains("on the channel or in its player, not both"), "\(bad.stderr)")
+    }
+
     @Test func badPlayersArePresetErrors() throws {
         let d = try CLI.tempDir()
         try OutputEncodingTests.writeFloatWAV(d + "/x.wav", [Signals.noise(4800, amplitude: 0.2, seed: 28)])

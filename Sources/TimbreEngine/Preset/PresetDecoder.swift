@@ -93,11 +93,13 @@ public enum PresetDecoder {
             let id = try uniqueID(try c.required("id"))
             let inputField = try c.optional("input"), generatorField = try c.optional("generator")
             var source: ChannelSource
+            var playerLevels: (volume: Field?, pan: Field?) = (nil, nil)
             if let playerField = try c.optional("player") {
                 guard inputField == nil && generatorField == nil else {
                     throw PresetError(path: path, "give one of \"input\", \"generator\" and \"player\"")
                 }
-                source = .player(try decodePlayer(playerField))
+                let (spec, levels) = try decodePlayer(playerField)
+                source = .player(spec); playerLevels = levels
             } else {
             switch (inputField, generatorField) {
             case (let f?, nil):
@@ -123,8 +125,12 @@ public enum PresetDecoder {
             }
             }
             let chain = try c.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
-            let volume = try c.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
-            let pan = try c.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0
+            // A player's `volume` and `pan` (AVAudioPlayer's) are its channel's.
+            let volumeField = try c.optional("volume"), panField = try c.optional("pan")
+            if volumeField != nil && playerLevels.volume != nil { throw PresetError(path: path, "give \"volume\" on the channel or in its player, not both") }
+            if panField != nil && playerLevels.pan != nil { throw PresetError(path: path, "give \"pan\" on the channel or in its player, not both") }
+            let volume = try (volumeField ?? playerLevels.volume)?.number(in: ParameterRanges.volume, unit: "") ?? 1
+            let pan = try (panField ?? playerLevels.pan)?.number(in: ParameterRanges.pan, unit: "") ?? 0
             let mute = try c.optional("mute")?.bool() ?? false
             let solo = try c.optional("solo")?.bool() ?? false
             let group = try c.optional("group")?.string()
@@ -160,7 +166,8 @@ public enum PresetDecoder {
         return GraphSpec(channels: channels, groups: groups, master: master)
     }
 
-    static func decodePlayer(_ field: Field) throws(PresetError) -> PlayerSpec {
+    /// The player object, and its `volume` and `pan` fields if given (they set the channel's).
+    static func decodePlayer(_ field: Field) throws(PresetError) -> (PlayerSpec, (volume: Field?, pan: Field?)) {
         var o = try ObjectReader(field.value, path: field.path)
         let fileField = try o.required("file")
         let file = try fileField.string()
@@ -183,8 +190,9 @@ public enum PresetDecoder {
             throw PresetError(path: field.path + ".offset", "\(JSONValue.number(p.offset).brief) s is past the region (\(JSONValue.number(end - p.start).brief) s long)")
         }
         p.autoplay = try o.optional("autoplay")?.bool() ?? true
+        let levels = (try o.optional("volume"), try o.optional("pan"))
         try o.finish()
-        return p
+        return (p, levels)
     }
 
     static func decodeNode(_ value: JSONValue, path: String) throws(PresetError) -> NodeSpec {
