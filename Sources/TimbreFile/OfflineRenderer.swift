@@ -87,7 +87,7 @@ public struct RenderRequest: Sendable {
         }
         if stages.stretch != nil || stages.varispeed != nil || stages.conversion != nil {
             let outputRate = Double(sampleRate ?? inputRate)
-            source = ExactLengthStage(upstream: source, file: timeline, framesPerFileFrame: outputRate / Double(inputRate) / speed)
+            source = ExactLengthStage(upstream: source, timeline: timeline, framesPerTimelineFrame: outputRate / Double(inputRate) / speed)
         }
         return source
     }
@@ -252,15 +252,17 @@ public enum OfflineRenderer {
         let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
         var timeline: TimelineSource
         var source: FrameSource
+        // Output frames rendered and dropped before the first one written: a players-only render's
+        // `--start` (the players must play through it, so it is rendered, not skipped).
+        var leadIn = 0
         if let inputTimeline, let inputSource { timeline = inputTimeline; source = inputSource } else {
             let players = PlayersTimeline(feeders)
-            timeline = players; source = players
-            if request.start != nil || request.end != nil {
-                let first = request.start?.frame(at: outputRate) ?? 0
-                do { timeline = try TrimStage(upstream: players, start: first, end: request.end?.frame(at: outputRate), maximumFrames: request.blockFrames) }
-                catch { throw .file(error) }
-                source = timeline
+            timeline = players
+            if let (first, last) = try request.trimFrames(rate: outputRate, total: 0) {
+                leadIn = Int(first)
+                if let last { do { timeline = try TrimStage(upstream: players, start: 0, end: last, maximumFrames: request.blockFrames) } catch { throw .file(error) } }
             }
+            source = timeline
         }
         var writer: SoundFileWriter?
         if !measureOnly {
@@ -297,7 +299,7 @@ public enum OfflineRenderer {
         // are dropped and as many silent frames fed after the input, so the output lines up
         // with the input and has its length.
         let latency = plan.latencyFrames
-        var skip = latency, flush = latency
+        var skip = latency + leadIn, flush = latency
         var inputFrames: Int64 = 0
         let outView = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outCount)
         defer { outView.deallocate() }
@@ -331,7 +333,8 @@ public enum OfflineRenderer {
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }
             if frames == 0 {
-                throw AudioFileError(path: request.inputPaths.first ?? presetName, "contains no audio frames")
+                throw AudioFileError(path: request.inputPaths.first ?? presetName,
+                                     leadIn > 0 ? "the players end before --start \(request.start!)" : "contains no audio frames")
             }
             try writer?.commit()
         } catch {

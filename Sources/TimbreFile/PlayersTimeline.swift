@@ -1,8 +1,8 @@
 import TimbreEngine
 
 /// The timeline of a render with no input file: silence on one channel for as long as the
-/// longest player plays (exactly: the render ends on the frame the last stream ends). Each
-/// read first refills every player's ring, so the plan always finds a block of frames.
+/// longest player plays (exactly: the render ends on the frame the last stream ends). The
+/// renderer refills every player's ring before each read, so the plan always finds a block.
 public final class PlayersTimeline: TimelineSource {
     public let feeders: [PlayerFeeder]
     public let channelCount = 1
@@ -13,7 +13,6 @@ public final class PlayersTimeline: TimelineSource {
     public init(_ feeders: [PlayerFeeder]) { self.feeders = feeders }
 
     public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
-        for f in feeders { try f.fill() }
         var n = maxFrames
         if feeders.allSatisfy(\.ended) {
             let remaining = feeders.map { ($0.state.endFrame ?? 0) - $0.state.framesPlayed }.max() ?? 0

@@ -72,17 +72,22 @@ extension RenderRequest {
         case .concat: combined = ConcatenatedSource(parts)
         case .mix: combined = SideBySideSource(parts)
         }
-        guard start != nil || end != nil else { return combined }
-        let fs = Double(rate)
-        let first = start?.frame(at: fs) ?? 0
-        let last = end?.frame(at: fs)
-        let total = combined.expectedFrames
+        guard let (first, last) = try trimFrames(rate: Double(rate), total: combined.expectedFrames) else { return combined }
+        do { return try TrimStage(upstream: combined, start: first, end: last, maximumFrames: blockFrames) } catch { throw .file(error) }
+    }
+
+    /// `--start`/`--end` as frames at `rate`, checked (end after start; start before `total`
+    /// when it is known); nil without a trim.
+    func trimFrames(rate: Double, total: Int64) throws(RenderError) -> (first: Int64, end: Int64?)? {
+        guard start != nil || end != nil else { return nil }
+        let first = start?.frame(at: rate) ?? 0
+        let last = end?.frame(at: rate)
         if let last, last <= first {
             throw .usage("--end \(end!) is not after --start \(start ?? .frames(0)): nothing to render")
         }
         if total > 0 && first >= total {
-            throw .usage("--start \(start!) is at or past the end of the input (\(total) frames, \(String(format: "%.3f", Double(total) / fs)) s at \(rate) Hz)")
+            throw .usage("--start \(start!) is at or past the end of the input (\(total) frames, \(String(format: "%.3f", Double(total) / rate)) s at \(Int(rate)) Hz)")
         }
-        do { return try TrimStage(upstream: combined, start: first, end: last, maximumFrames: blockFrames) } catch { throw .file(error) }
+        return (first, last)
     }
 }

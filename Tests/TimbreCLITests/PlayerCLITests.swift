@@ -30,6 +30,21 @@ import TimbreTestSupport
         }
     }
 
+    /// `--start`/`--end` on a players-only render cut the players' timeline: frames 1000…4999
+    /// of the file exactly (the players play through the lead-in, which is rendered and dropped).
+    @Test func trimmingAPlayersOnlyRender() throws {
+        let d = try CLI.tempDir()
+        let x = try MultiInputCLITests.write(d + "/x.wav", [Signals.noise(8000, amplitude: 0.3, seed: 30), Signals.noise(8000, amplitude: 0.3, seed: 31)])
+        let p = try Self.preset(d, #"{"id": "a", "player": {"file": "x.wav"}}"#)
+        let r = try CLI.run(["render", "--preset", p, "-o", d + "/out.wav", "--start", "frames:1000", "--end", "frames:5000", "--encoding", "float", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try MultiInputCLITests.read(d + "/out.wav", channels: 2)
+        #expect(out[0] == Array(x[0][1000..<5000]) && out[1] == Array(x[1][1000..<5000]), "\(out[0].count) frames")
+        let late = try CLI.run(["render", "--preset", p, "-o", d + "/late.wav", "--start", "1"])
+        #expect(late.status == 2 && late.stderr.contains("the players end before --start"), "\(late.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d + "/late.wav"))
+    }
+
     /// A 44.1 kHz mono file in a 48 kHz graph: converted exactly as `render -r 48000` converts it
     /// alone, centred by the channel's constant-power pan (cos π/4 on each side).
     @Test func fileAtAnotherRateIsConverted() throws {
