@@ -14,12 +14,12 @@ public final class ResamplingStage: FrameSource {
     private var ended = false
     private var produced: Int64 = 0
 
-    /// Nil when the ratio needs a larger filter table than ``PolyphaseFilterBank/maximumCoefficients``.
+    /// Nil when the ratio needs more filter memory than the resampler builds (``Resampler``).
     public init?(upstream: FrameSource, ratio: RationalRatio, quality: ResamplerQuality, maximumFrames: Int) {
         guard let r = Resampler(ratio: ratio, channelCount: upstream.channelCount, quality: quality, maximumOutputFrames: maximumFrames) else { return nil }
         self.upstream = upstream
         resampler = r
-        let capacity = r.inputFramesNeeded(forOutputFrames: maximumFrames) + maximumFrames * ratio.downsampling / ratio.upsampling + 2
+        let capacity = r.maximumInputFrames
         let channels = upstream.channelCount
         staging = PlanarStaging(channelCount: channels, capacity: capacity)
         scratch = .allocate(capacity: channels)

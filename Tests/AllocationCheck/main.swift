@@ -61,6 +61,18 @@ try measure("players", players, what: "player commands") { round in
     try PlayerFixture.edit(playerInterpreter, step: round)
     try PlayerFixture.fill(players)
 }
+// Fixed-ratio resamplers (the players' and the file pipeline's converters): every engine.
+do {
+    let drill = ResamplerDrill()
+    MallocInterposerSwift.hook()
+    let before = MallocInterposerSwift.getStatistics()
+    for _ in 0..<2_000 { drill.convertBlock() }
+    let after = MallocInterposerSwift.getStatistics()
+    MallocInterposerSwift.unhook()
+    let mallocs = after.mallocCount - before.mallocCount, frees = after.freeCount - before.freeCount
+    print("Resamplers (spectral high, polyphase high, fast; 44.1→48 and 96→48 kHz): 2000 calls of \(drill.framesPerBlock) frames: \(mallocs) allocations, \(frees) frees")
+    if mallocs != 0 || frees != 0 { failed = true }
+}
 MallocInterposerSwift.hook()
 let before = MallocInterposerSwift.getStatistics()
 let probe = UnsafeMutablePointer<Float>.allocate(capacity: 1000)

@@ -86,4 +86,12 @@ prefetcher.stop()
 let underruns = players.plan.playerStates.map(\.state.underruns).reduce(0, +)
 print("RealtimeSanitizer (players): \(players.blocksRendered) blocks in realtime sections with \(commands) concurrent player commands, \(underruns) underrun frames; no violations")
 totalBlocks += players.blocksRendered; totalEdits += commands
+// Fixed-ratio resamplers (every engine, FFTW executions included) inside realtime sections.
+let drill = ResamplerDrill()
+for _ in 0..<2_000 {
+    timbre_rtsan_realtime_enter()
+    drill.convertBlock()
+    timbre_rtsan_realtime_exit()
+}
+print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
 print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph and player presets); no violations")

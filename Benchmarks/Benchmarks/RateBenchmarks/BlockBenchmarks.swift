@@ -67,9 +67,9 @@ func registerBlockBenchmarks() {
     }
     for block in blockSizes {
         for (fin, fout) in conversions {
-            for quality in ResamplerQuality.allCases {
-                measure("Resampler \(quality.rawValue) \(fin)→\(fout) block \(block)") {
-                    let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block)!
+            for (label, quality, engine) in resamplerVariants {
+                measure("Resampler \(label) \(fin)→\(fout) block \(block)") {
+                    let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block, engine: engine)!
                     return pullRig(rate: fin, block: block, need: r.inputFramesNeeded, process: r.process, cleanup: r.deallocate)
                 }
             }

@@ -31,6 +31,9 @@ final class Material {
 
 let block = 1024
 let conversions: [(Int, Int)] = [(44_100, 48_000), (48_000, 44_100), (48_000, 96_000), (96_000, 48_000)]
+/// `high` (the block-FFT engine), the same filter through the low-latency polyphase engine, and `fast`.
+let resamplerVariants: [(String, ResamplerQuality, Resampler.EngineKind?)] =
+    [("high", .high, nil), ("high polyphase", .high, .polyphase), ("fast", .fast, nil)]
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -38,9 +41,9 @@ let benchmarks: @Sendable () -> Void = {
     registerBlockBenchmarks()
 
     for (fin, fout) in conversions {
-        for quality in ResamplerQuality.allCases {
-            Benchmark("Timbre \(quality.rawValue) \(fin)→\(fout) stereo, 1 s per iteration") { benchmark, m in
-                let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block)!
+        for (label, quality, engine) in resamplerVariants {
+            Benchmark("Timbre \(label) \(fin)→\(fout) stereo, 1 s per iteration") { benchmark, m in
+                let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block, engine: engine)!
                 defer { r.deallocate() }
                 let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
                 outs[0] = .allocate(capacity: block); outs[1] = .allocate(capacity: block)

@@ -25,4 +25,13 @@ int timbre_cpu_has_avx2_fma(void);
 /// The portable `timbre_dot2_f64`, always (tests compare the dispatched kernel with it).
 void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1);
 
+/// Block-FFT resampler passes (no allocation, no locks).
+/// out[2i] = re[i], out[2i+1] = im[i] (0 when `im` is NULL), i < n.
+void timbre_pack_complex(const float *re, const float *im, double *out, size_t n);
+/// Spectrum of the inverse transform (nOut complex) from the forward one's (nIn complex):
+/// bins 0…pairs and −pairs…−1 times gain[|k|], every other bin 0.
+void timbre_weigh_bins(const double *in, size_t nIn, const double *gain, size_t pairs, double *out, size_t nOut);
+/// re[i] = in[2i], im[i] = in[2i+1] (skipped when `im` is NULL), as Float, i < n.
+void timbre_unpack_complex(const double *in, float *re, float *im, size_t n);
+
 #endif

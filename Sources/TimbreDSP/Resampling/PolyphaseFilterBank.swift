@@ -8,11 +8,8 @@ import Foundation
 ///
 /// ```
 /// y[n] = Σₖ x[i − K/2 + 1 + k] · g(p/L + K/2 − 1 − k),   k = 0 … K−1,
-/// g(t) = 2ν·sinc(2ν t) · w(t),   ν = cutoff / input rate,
 /// ```
-/// w a Kaiser window over |t| ≤ T (Oppenheim & Schafer §7.5.3, §4.6 for polyphase
-/// interpolation). The cutoff sits midway between the passband edge and the lower Nyquist
-/// frequency, so images (upsampling) and aliases (downsampling) fall in the stopband. Each
+/// g the ``WindowedSincLowpass`` (Oppenheim & Schafer §4.6 for polyphase interpolation). Each
 /// phase is scaled to unity gain at DC, so a constant converts exactly.
 ///
 /// Taps are stored phase-major, `tapsPerPhase` per phase (padded with zeros to a multiple of
@@ -34,33 +31,19 @@ public struct PolyphaseFilterBank {
     /// Designs the bank for `ratio` (output/input) at `quality`; nil when the table would
     /// exceed ``maximumCoefficients`` (ratios of unusual, nearly coprime rates).
     public init?(ratio: RationalRatio, quality: ResamplerQuality) {
-        let l = ratio.upsampling, m = ratio.downsampling
-        // Rates relative to the input rate (1): output L/M; lower Nyquist min(1, L/M)/2.
-        let nyquist = min(1, Double(l) / Double(m)) / 2
-        let passband = quality.passbandFraction * nyquist
-        let cutoff = (passband + nyquist) / 2
-        let length = KaiserWindow.length(attenuationDB: quality.attenuationDB, transitionWidth: nyquist - passband)
-        let halfWidth = Double(length) / 2
-        let k = (2 * Int(halfWidth.rounded(.up)) + 7) / 8 * 8  // the dot kernels take multiples of 8
+        let l = ratio.upsampling
+        let kernel = WindowedSincLowpass(ratio: ratio, quality: quality)
+        let k = (2 * kernel.reach + 7) / 8 * 8  // the dot kernels take multiples of 8
         guard l * k <= Self.maximumCoefficients else { return nil }
         self.ratio = ratio; self.quality = quality
         tapsPerPhase = k; halfLength = k / 2
         taps = .allocate(capacity: l * k)
-        let beta = KaiserWindow.beta(attenuationDB: quality.attenuationDB)
-        let i0Beta = KaiserWindow.besselI0(beta)
         var phase = [Double](repeating: 0, count: k)
         for p in 0..<l {
             var sum = 0.0
             for j in 0..<k {
-                let t = Double(p) / Double(l) + Double(k / 2 - 1 - j)
-                let r = t / halfWidth
-                var g = 0.0
-                if abs(r) <= 1 {
-                    let x = 2 * cutoff * t
-                    let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-                    g = 2 * cutoff * sinc * KaiserWindow.besselI0(beta * (1 - r * r).squareRoot()) / i0Beta
-                }
-                phase[j] = g; sum += g
+                phase[j] = kernel.value(at: Double(p) / Double(l) + Double(k / 2 - 1 - j))
+                sum += phase[j]
             }
             for j in 0..<k { taps[p * k + j] = phase[j] / sum }
         }

@@ -3,14 +3,15 @@ extension Resampler {
     /// streaming converter underneath, `blockFrames` output frames per call. The result has
     /// ⌈N·L/M⌉ frames, aligned with the input (no delay). Nil when the ratio is unsupported.
     public static func convert(_ channels: [[Float]], ratio: RationalRatio, quality: ResamplerQuality = .high,
-                               blockFrames: Int = 1024) -> [[Float]]? {
+                               blockFrames: Int = 1024, engine: EngineKind? = nil) -> [[Float]]? {
         guard let first = channels.first,
-              let resampler = Resampler(ratio: ratio, channelCount: channels.count, quality: quality, maximumOutputFrames: blockFrames)
+              let resampler = Resampler(ratio: ratio, channelCount: channels.count, quality: quality, maximumOutputFrames: blockFrames,
+                                        engine: engine)
         else { return nil }
         defer { resampler.deallocate() }
         let total = Int(resampler.outputFrames(forInputFrames: Int64(first.count)))
         var result = [[Float]](repeating: [Float](repeating: 0, count: total), count: channels.count)
-        let inputCapacity = resampler.inputFramesNeeded(forOutputFrames: blockFrames) + blockFrames * ratio.downsampling / ratio.upsampling + 2
+        let inputCapacity = resampler.maximumInputFrames
         let inputs = (0..<channels.count).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: inputCapacity) }
         let outputs = (0..<channels.count).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: blockFrames) }
         defer { inputs.forEach { $0.deallocate() }; outputs.forEach { $0.deallocate() } }

@@ -1,96 +1,132 @@
-import CTimbreSupport
-
-/// A band-limited sample-rate converter for planar Float audio, fixed rational ratio
-/// (``PolyphaseFilterBank``), pull model, real-time safe.
+/// A band-limited sample-rate converter for planar Float audio, fixed rational ratio, pull
+/// model, real-time safe: the engine a ``ResamplerQuality`` calls for behind one API.
 ///
+/// | quality | engine | cost | lookahead |
+/// |---|---|---|---|
+/// | `high` | ``SpectralResampler`` (overlap-save FFT blocks, Double) | ≈ 0.3–0.45 ms per stereo second | one block (1–2 k input frames) |
+/// | `fast` | ``PolyphaseResampler`` (one dot product per output frame) | ≈ 1/3 of polyphase `high` | half the filter (32 frames at 44.1→48 kHz) |
+///
+/// `high` falls back to the polyphase engine for ratios whose FFT blocks would be too large;
+/// `engine: .polyphase` asks for it outright (the high-quality filter with low latency).
 /// The caller asks how many input frames the next `n` output frames need
-/// (``inputFramesNeeded(forOutputFrames:)``), fetches exactly that many from its source and
-/// hands both to ``process(input:inputFrames:output:outputFrames:)``, which produces exactly
-/// `n` frames. Nothing is allocated after `init`; ``process`` is `@_noLocks`.
-///
-/// Alignment: output frame n is the input signal at time n·M/L (input frames), so output 0
-/// is input 0 and a file converts without delay — the ``latencyInputFrames`` are lookahead
-/// the caller supplies (a file source reads ahead; a live input would be delayed by them).
-/// The output of a whole signal of N frames has ⌈N·L/M⌉ frames
-/// (``outputFrames(forInputFrames:)``); the resampler's tail is flushed with zeros.
-///
-/// The result does not depend on how the stream is split into calls.
+/// (``inputFramesNeeded(forOutputFrames:)``, at most ``maximumInputFrames``), fetches exactly
+/// that many and hands both to ``process(input:inputFrames:output:outputFrames:)``, which
+/// produces exactly `n` frames. Output frame n is the input at time n·M/L, so output 0 is
+/// input 0 and a file converts without delay; a signal of N frames has ⌈N·L/M⌉ frames
+/// (``outputFrames(forInputFrames:)``), the tail flushed with zeros the caller supplies. The
+/// result does not depend on how the stream is split into calls. Nothing is allocated after
+/// `init`; ``process`` is `@_noLocks`.
 ///
 /// ```swift
-/// var resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, maximumOutputFrames: 1024)!
+/// let resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, maximumOutputFrames: 1024)!
 /// defer { resampler.deallocate() }
 /// let need = resampler.inputFramesNeeded(forOutputFrames: 1024)
 /// // read `need` frames into `input`, then:
 /// resampler.process(input: input, inputFrames: need, output: output, outputFrames: 1024)
 /// ```
 public struct Resampler {
-    public let bank: PolyphaseFilterBank
+    /// The two ways of computing the same filter.
+    public enum EngineKind: String, CaseIterable, Sendable {
+        /// Overlap-save FFT blocks (``SpectralResampler``): cheapest per frame, a block of lookahead.
+        case spectral
+        /// One dot product per output frame (``PolyphaseResampler``): half the filter of lookahead.
+        case polyphase
+    }
+
+    @usableFromInline enum Engine {
+        case spectral(SpectralResampler)
+        case polyphase(PolyphaseResampler)
+    }
+
+    @usableFromInline let engine: Engine
+    public let ratio: RationalRatio
     public let channelCount: Int
+    public let quality: ResamplerQuality
     public let maximumOutputFrames: Int
-    /// Input frames of lookahead: the input reaches this far past the output position.
-    public var latencyInputFrames: Int { bank.halfLength }
-    /// The lookahead in output frames (what a live stream would be delayed by).
-    public var latencyOutputFrames: Double { Double(bank.halfLength) * bank.ratio.value }
-    public var ratio: RationalRatio { bank.ratio }
 
-    /// Per channel `capacity` Doubles of history: absolute input frames `start ..< start + count`.
-    @usableFromInline let history: UnsafeMutablePointer<Double>
-    @usableFromInline let capacity: Int
-    /// [0] absolute index of history[0], [1] frames held, [2] integer position of the next
-    /// output, [3] its phase (0 ..< L).
-    @usableFromInline let cursor: UnsafeMutablePointer<Int>
-
-    /// A converter between two whole-Hz rates; nil if the pair needs a bigger table than
-    /// ``PolyphaseFilterBank/maximumCoefficients`` (see ``init(ratio:channelCount:quality:maximumOutputFrames:)``).
-    public init?(inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int) {
+    /// A converter between two whole-Hz rates; nil if the pair needs more filter memory than
+    /// the engines build (unusual, nearly coprime rates).
+    public init?(inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .high,
+                 maximumOutputFrames: Int, engine: EngineKind? = nil) {
         self.init(ratio: RationalRatio(inputRate: inputRate, outputRate: outputRate), channelCount: channelCount,
-                  quality: quality, maximumOutputFrames: maximumOutputFrames)
+                  quality: quality, maximumOutputFrames: maximumOutputFrames, engine: engine)
     }
 
     /// A converter producing `ratio.upsampling` output frames per `ratio.downsampling` input
-    /// frames, at most `maximumOutputFrames` per ``process`` call.
-    public init?(ratio: RationalRatio, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int) {
-        guard channelCount >= 1, maximumOutputFrames >= 1,
-              let bank = PolyphaseFilterBank(ratio: ratio, quality: quality) else { return nil }
-        self.bank = bank
+    /// frames, at most `maximumOutputFrames` per ``process`` call. `engine` nil takes the
+    /// quality's own (`high`: spectral, `fast`: polyphase); `.polyphase` with `.high` gives the
+    /// high-quality filter with low latency for live paths.
+    public init?(ratio: RationalRatio, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int,
+                 engine kind: EngineKind? = nil) {
+        if (kind ?? (quality == .high ? .spectral : .polyphase)) == .spectral,
+           let spectral = SpectralResampler(ratio: ratio, channelCount: channelCount, quality: quality, maximumOutputFrames: maximumOutputFrames) {
+            self.engine = .spectral(spectral)
+        } else if let polyphase = PolyphaseResampler(ratio: ratio, channelCount: channelCount, quality: quality, maximumOutputFrames: maximumOutputFrames) {
+            self.engine = .polyphase(polyphase)
+        } else {
+            return nil
+        }
+        self.ratio = ratio
         self.channelCount = channelCount
+        self.quality = quality
         self.maximumOutputFrames = maximumOutputFrames
-        // History kept between calls (< K frames) + the most one call can add.
-        let maximumInput = (maximumOutputFrames * ratio.downsampling) / ratio.upsampling + 2
-        capacity = bank.tapsPerPhase + maximumInput + 1
-        history = .allocate(capacity: channelCount * capacity)
-        cursor = .allocate(capacity: 4)
-        cursor.initialize(repeating: 0, count: 4)
-        reset()
     }
 
     /// Frees the storage. Call once, off the render thread.
-    public func deallocate() { bank.deallocate(); history.deallocate(); cursor.deallocate() }
+    public func deallocate() {
+        switch engine {
+        case .spectral(let e): e.deallocate()
+        case .polyphase(let e): e.deallocate()
+        }
+    }
 
     /// Back to the start of a stream: silence before input frame 0, output 0 at input 0.
     public func reset() {
-        history.update(repeating: 0, count: channelCount * capacity)
-        // Frames −(K/2 − 1) … −1 are the silence before the signal.
-        cursor[0] = -(bank.halfLength - 1)
-        cursor[1] = bank.halfLength - 1
-        cursor[2] = 0
-        cursor[3] = 0
+        switch engine {
+        case .spectral(let e): e.reset()
+        case .polyphase(let e): e.reset()
+        }
+    }
+
+    /// The engine in use (`high` falls back to polyphase where FFT blocks would be too large).
+    public var engineKind: EngineKind {
+        switch engine {
+        case .spectral: .spectral
+        case .polyphase: .polyphase
+        }
+    }
+
+    /// Input frames the first output frame needs beyond its own position: the lookahead a
+    /// live stream would be delayed by (a file source simply reads ahead).
+    public var latencyInputFrames: Int {
+        switch engine {
+        case .spectral(let e): e.latencyInputFrames
+        case .polyphase(let e): e.latencyInputFrames
+        }
+    }
+
+    /// The most input frames ``inputFramesNeeded(forOutputFrames:)`` asks for in one call:
+    /// what a caller's input buffer must hold.
+    public var maximumInputFrames: Int {
+        switch engine {
+        case .spectral(let e): e.maximumInputFrames
+        case .polyphase(let e): e.maximumInputFrames
+        }
     }
 
     /// Output frames a signal of `inputFrames` frames converts to: ⌈N·L/M⌉.
     public func outputFrames(forInputFrames n: Int64) -> Int64 {
-        let l = Int64(bank.ratio.upsampling), m = Int64(bank.ratio.downsampling)
+        let l = Int64(ratio.upsampling), m = Int64(ratio.downsampling)
         return (n * l + m - 1) / m
     }
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
     @inlinable @_noLocks
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
-        guard outputFrames > 0 else { return 0 }
-        let l = bank.ratio.upsampling, m = bank.ratio.downsampling
-        let last = cursor[2] + (cursor[3] + (outputFrames - 1) * m) / l
-        let have = cursor[0] + cursor[1]
-        return Swift.max(0, last + bank.halfLength + 1 - have)
+        switch engine {
+        case .spectral(let e): e.inputFramesNeeded(forOutputFrames: outputFrames)
+        case .polyphase(let e): e.inputFramesNeeded(forOutputFrames: outputFrames)
+        }
     }
 
     /// Appends `inputFrames` frames (exactly ``inputFramesNeeded(forOutputFrames:)``) and
@@ -98,31 +134,9 @@ public struct Resampler {
     @inlinable @_noLocks
     public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
                         output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
-        precondition(outputFrames <= maximumOutputFrames && cursor[1] + inputFrames <= capacity,
-                     "Resampler.process: more frames than it was built for")
-        let k = bank.tapsPerPhase, half = bank.halfLength
-        let l = bank.ratio.upsampling, m = bank.ratio.downsampling
-        let step = m / l, stepPhase = m % l
-        let held = cursor[1]
-        appendHistory(input, frames: inputFrames, to: history, stride: capacity, held: held, channelCount: channelCount)
-        let start = cursor[0]
-        var position = cursor[2], phase = cursor[3]
-        for n in 0..<outputFrames {
-            let first = position - half + 1 - start  // history index of tap 0
-            let coefficients = UnsafePointer(bank.taps + phase * k)
-            convolveChannels(coefficients, taps: k, history: history, stride: capacity, offset: first,
-                             channelCount: channelCount, output: output, frame: n)
-            position += step
-            phase += stepPhase
-            if phase >= l { phase -= l; position += 1 }
+        switch engine {
+        case .spectral(let e): e.process(input: input, inputFrames: inputFrames, output: output, outputFrames: outputFrames)
+        case .polyphase(let e): e.process(input: input, inputFrames: inputFrames, output: output, outputFrames: outputFrames)
         }
-        // Keep the frames the next output still reaches (from position − K/2 + 1 on).
-        let total = held + inputFrames
-        let keepFrom = Swift.min(total, Swift.max(0, position - half + 1 - start))
-        dropHistory(keepFrom, of: total, in: history, stride: capacity, channelCount: channelCount)
-        cursor[0] = start + keepFrom
-        cursor[1] = total - keepFrom
-        cursor[2] = position
-        cursor[3] = phase
     }
 }
