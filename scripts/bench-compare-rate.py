@@ -13,6 +13,9 @@ encoding the output's), medians of 5 interleaved runs.
 Time-stretch: timbre --speed against rubberband -3 (finer engine) on 60 s of music-like stereo
 (tones, plucks and pink-noise bursts): speed as output audio seconds per wall-clock second.
 
+Then the converters alone in one process (Benchmarks/RateBenchmarks: Timbre beside libsoxr
+linked directly), where file and decoder time do not blur the comparison.
+
 Usage: bench-compare-rate.py path/to/timbre
 """
 import os, subprocess, sys, tempfile, time
@@ -136,6 +139,35 @@ def stretch_table():
             print(f"| {speed} | {name} | {60 / speed:.0f} | {60 / speed / t:.0f}× |")
         sys.stdout.flush()
 
+def in_process_table():
+    """The converters alone, in one process: Benchmarks/RateBenchmarks converts one second of
+    stereo noise per iteration with Timbre (pull API, 1024-frame blocks) and with libsoxr
+    linked directly (soxr_process, single-threaded), interleaved in one package-benchmark run.
+    No file or decoder time: this is the figure to hold against soxr's own speed."""
+    print("\n## Converters alone, in process (Benchmarks/RateBenchmarks: 1 s of stereo noise per iteration, median)\n")
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Benchmarks")
+    out = subprocess.run(["swift", "package", "benchmark", "--target", "RateBenchmarks", "--filter", "Timbre.*",
+                          "--filter", "soxr.*", "--no-progress"], cwd=bench, check=True, capture_output=True, text=True).stdout
+    medians, name = {}, None
+    for line in out.splitlines():
+        if line.startswith(("Timbre ", "soxr ")):
+            name = line.split(" stereo")[0]
+        elif name and line.startswith("│ Time (wall clock)"):
+            medians[name] = int(line.split("│")[4])  # columns: metric, p0, p25, p50
+            name = None
+    print("| conversion | converter | µs per stereo second | × real time | vs soxr HQ |")
+    print("|---|---|---|---|---|")
+    for fin, fout in [(44100, 48000), (48000, 44100), (48000, 96000), (96000, 48000)]:
+        pair = f"{fin}→{fout}"
+        hq = medians.get(f"soxr HQ {pair}")
+        for label in ["Timbre high", "Timbre high polyphase", "Timbre fast", "soxr HQ", "soxr VHQ"]:
+            us = medians.get(f"{label} {pair}")
+            if us is None:
+                continue
+            ratio = f"{hq / us:.2f}× as fast" if hq else "—"
+            print(f"| {fin / 1000:g}→{fout / 1000:g} kHz | {label} | {us} | {1e6 / us:.0f}× | {ratio} |")
+
 print(f"(medians of {RUNS} interleaved runs; files in {work})\n")
 conversion_table()
 stretch_table()
+in_process_table()

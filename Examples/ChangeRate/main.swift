@@ -27,13 +27,14 @@ let tone = (0..<44_100).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) /
 report("input", tone, 44_100)
 
 // 1. 44.1 → 48 kHz, streaming: ask how many input frames the next 512 output frames need,
-//    hand exactly those over. `process` allocates nothing (safe on an audio thread).
+//    hand exactly those over. `process` allocates nothing (safe on an audio thread). The
+//    high quality computes in FFT blocks, so a call asks for a whole block's input or none.
 guard let resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, quality: .high, maximumOutputFrames: 512) else {
     fatalError("unsupported ratio")
 }
 defer { resampler.deallocate() }
 let total = Int(resampler.outputFrames(forInputFrames: Int64(tone.count)))
-let inputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: resampler.inputFramesNeeded(forOutputFrames: 512) + 512) }
+let inputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: resampler.maximumInputFrames) }  // the most one call asks for
 let outputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 512) }
 var converted = [Float](), read = 0
 while converted.count < total {
