@@ -70,7 +70,7 @@ __attribute__((constructor))
 static void choose_kernels(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !timbre_avx2_disabled()) {
         dot2_impl = dot2_avx2;
         dot_impl = dot_avx2;
         has_avx2_fma = 1;

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include "CTimbreSupport.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -14,3 +15,8 @@ unsigned int timbre_enable_ftz_daz(void) { return 0; }
 void timbre_restore_mxcsr(unsigned int mxcsr) { (void)mxcsr; }
 int timbre_ftz_daz_enabled(void) { return 0; }
 #endif
+
+int timbre_avx2_disabled(void) {
+    const char *v = getenv("TIMBRE_NO_AVX2");
+    return v != NULL && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');
+}

@@ -45,7 +45,7 @@ public struct Tolerance: Sendable {
         .butterworthLowPass12to36: Tolerance(limit: 0.6, measured: 0.488, unit: "dB", why: "worst at 36 dB/oct near 0.45·fs; 1.2× because the stopband floor (−100 dB) decides the worst point"),
         .butterworthLowPass48: Tolerance(limit: 0.75, measured: 0.68, unit: "dB", why: "48 dB/oct low-pass near 0.45·fs where four sections must fold the analog stopband; 1.1×, documented in the README"),
         .highPass20HzAt96k: Tolerance(limit: 0.1, measured: 0.05, unit: "dB", why: "Double state keeps a 20 Hz pole pair at 96 kHz exact"),
-        .kernelVsScalarReference: Tolerance(limit: 2.5e-7, measured: 1.24e-7, unit: "of RMS", why: "SIMD2<Double> kernel vs a scalar Double direct form I: one Float rounding of the output"),
+        .kernelVsScalarReference: Tolerance(limit: 2.5e-7, measured: 1.24e-7, unit: "of RMS", why: "Double TDF-II cascade (AVX2+FMA wavefront or portable loop) vs a scalar Double direct form I: one Float rounding of the output"),
         .batchFlat: Tolerance(limit: 1e-6, measured: 0, unit: "linear", why: "boost + inverse cut in Double, Float I/O: measured exactly 0; the limit allows a few Float ulps; a torn batch is ≥ 1e-2"),
         .concurrentFlat: Tolerance(limit: 1e-6, measured: 0, unit: "linear", why: "flat presets loaded concurrently with the render: measured exactly 0; a torn plan would be ≥ 1e-2"),
         .liveVsOffline: Tolerance(limit: 0, measured: 0, unit: "linear", why: "the same plan and block-size-independent kernels: bit-identical"),

@@ -12,7 +12,7 @@ import TimbreTestSupport
         FilterDesign(type: .highShelf, frequencyHz: 9000, gainDB: -4, q: 0.7),
     ].flatMap { $0.sections(sampleRate: 48000) }
 
-    func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int]) -> [[Float]] {
+    func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int], portable: Bool = false) -> [[Float]] {
         let kernel = BiquadCascade(sections: sections, channelCount: channels.count)
         defer { kernel.deallocate() }
         var data = channels
@@ -24,7 +24,7 @@ import TimbreTestSupport
             for c in 0..<data.count {
                 ptrs.append(data[c].withUnsafeMutableBufferPointer { $0.baseAddress! } + start)
             }
-            kernel.process(&ptrs, frameCount: len)
+            if portable { kernel.processPortable(&ptrs, frameCount: len) } else { kernel.process(&ptrs, frameCount: len) }
             start += len; b += 1
         }
         return data
@@ -44,6 +44,43 @@ import TimbreTestSupport
             for n in 0..<ref.count { worst = max(worst, abs(Double(out[c][n]) - ref[n])) }
             print(String(format: "Kernel vs scalar reference, %d channels, channel %d: worst %.3g of RMS (limit %.3g)", channelCount, c, worst / rms, Tolerance[.kernelVsScalarReference].limit))
             #expect(worst / rms <= Tolerance[.kernelVsScalarReference].limit, "channel \(c): worst \(worst), rms \(rms)")
+        }
+    }
+
+    /// Both paths — the one dispatched on this CPU (the AVX2+FMA wavefront where available)
+    /// and the portable loop — against the Double reference, for cascades of odd length (one
+    /// identity pad), of 11 sections (a high-pass and ten bells), and longer than one
+    /// wavefront run (40 sections: runs of 16 vectors one after another), mono to 3 channels.
+    @Test(arguments: [1, 3, 11, 17, 40])
+    func bothPathsMatchTheReference(sectionCount: Int) {
+        let designs = (0..<sectionCount).map { k in
+            FilterDesign(type: .peak, frequencyHz: 30 * pow(1.2, Double(k % 36)), gainDB: k % 2 == 0 ? 3 : -2.5, q: 1.5)
+        }
+        let sections = designs.flatMap { $0.sections(sampleRate: 48000) }
+        for channelCount in [1, 2, 3] {
+            let input = (0..<channelCount).map { Reference.noise(count: 6000, seed: UInt64(40 + $0)) }
+            for portable in [false, true] {
+                let out = process(input, sections, blocks: [333], portable: portable)
+                for c in 0..<channelCount {
+                    let ref = Reference.directFormI(input[c], sections)
+                    let rms = (ref.reduce(0) { $0 + $1 * $1 } / Double(ref.count)).squareRoot()
+                    var worst = 0.0
+                    for n in 0..<ref.count { worst = max(worst, abs(Double(out[c][n]) - ref[n])) }
+                    #expect(worst / rms <= Tolerance[.kernelVsScalarReference].limit,
+                            "\(sectionCount) sections, \(channelCount) ch, channel \(c), \(portable ? "portable" : "dispatched"): worst \(worst / rms) of RMS")
+                }
+            }
+        }
+        if sectionCount == 11 { print("Biquad cascade: dispatched path is \(BiquadCascade.usesAVX2 ? "the AVX2+FMA wavefront" : "the portable loop (no AVX2+FMA)")") }
+    }
+
+    /// The portable path is bit-identical across block splits too (it is the path on CPUs
+    /// without AVX2+FMA).
+    @Test func portableBlockSplitsAreBitIdentical() {
+        let input = [Reference.noise(count: 5000, seed: 4), Reference.noise(count: 5000, seed: 5), Reference.noise(count: 5000, seed: 6)]
+        let whole = process(input, Self.sections, blocks: [5000], portable: true)
+        for blocks in [[1], [17], [256], [1, 7, 300, 2]] {
+            #expect(process(input, Self.sections, blocks: blocks, portable: true) == whole, "blocks \(blocks)")
         }
     }
 

@@ -19,11 +19,25 @@ double timbre_dot_f64(const double *c, const double *x, size_t n);
 /// Two dot products sharing the coefficients `c`: *y0 = c·x0, *y1 = c·x1 (n a multiple of 8).
 void timbre_dot2_f64(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1);
 
+/// 1 when the environment variable TIMBRE_NO_AVX2 is set (to anything but "0"): the kernels
+/// take their portable paths even on CPUs with AVX2+FMA (to measure or test those paths).
+int timbre_avx2_disabled(void);
+
 /// 1 when the AVX2+FMA kernels were chosen at load time.
 int timbre_cpu_has_avx2_fma(void);
 
 /// The portable `timbre_dot2_f64`, always (tests compare the dispatched kernel with it).
 void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1);
+
+/// Biquad cascade of `sections` sections over one stereo pair (or a mono channel: `right`
+/// NULL), in place; V = ⌈sections / 2⌉ vectors: `coefficients` V × 5 × 4 doubles, `state`
+/// V × 2 × 4 doubles (layout in biquad_cascade.c; an odd count is padded with an identity).
+/// AVX2+FMA wavefront when the CPU has it, portable otherwise.
+void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
+/// The portable path, always (tests compare the dispatched one with it).
+void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
+/// 1 when `timbre_cascade_process` runs the AVX2+FMA wavefront.
+int timbre_cascade_uses_avx2(void);
 
 /// Block-FFT resampler passes (no allocation, no locks).
 /// out[2i] = re[i], out[2i+1] = im[i] (0 when `im` is NULL), i < n.

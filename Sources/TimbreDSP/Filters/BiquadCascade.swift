@@ -1,9 +1,10 @@
+import CTimbreSupport
+
 /// A cascade of second-order sections over planar `Float` buffers, state carried across blocks.
 ///
-/// Transposed direct form II, computed in `Double` with channels as SIMD lanes: channels are
-/// processed in pairs as `SIMD2<Double>` (an odd last channel runs in lane 0 beside a silent
-/// lane). Samples go through every section before the next sample is read, so intermediate
-/// values never round to `Float`:
+/// Transposed direct form II in `Double` (coefficients and state), samples in `Float`, stereo
+/// pairs of channels at a time (an odd last channel runs alone). Every sample goes through all
+/// sections before it is rounded back to `Float`:
 ///
 /// ```
 /// for each frame n:  x = in[n]
@@ -11,34 +12,50 @@
 ///   out[n] = Float(x)
 /// ```
 ///
-/// Memory: `prepare` allocates coefficient and state storage once; `process` never allocates.
+/// The loop is C (`timbre_cascade_process`, chosen once at load time): on CPUs with AVX2+FMA a
+/// wavefront in which section k works on frame t − k while section k+1 works on frame t − k − 1,
+/// so the sections run in parallel (two sections × two channels per 256-bit vector); elsewhere a
+/// portable frame-by-frame loop. Both keep the state in one layout and drain at every block end:
+/// no latency, and output bit-identical across block sizes on a given path (the paths differ
+/// by FMA rounding only). Sections are padded to an even count with identity sections.
+///
+/// Memory: `init` allocates coefficient and state storage once; `process` never allocates.
 /// The struct holds raw pointers so copying it is free and never reference-counts; the owner
 /// calls `deallocate()` exactly once (the engine does this on the control thread).
 public struct BiquadCascade {
-    /// Layout of `state`, one block of `2 × sectionCount` lanes per channel pair:
-    /// ```
-    /// pair 0: [s1 sec0][s2 sec0][s1 sec1][s2 sec1] …   pair 1: …
-    /// ```
-    @usableFromInline var state: UnsafeMutablePointer<SIMD2<Double>>
-    /// `sectionCount × 5` doubles: b0 b1 b2 a1 a2 per section.
-    @usableFromInline var coefficients: UnsafeMutablePointer<Double>
+    /// Per channel pair `vectorCount × 8` doubles: for vector v, the s1 lanes
+    /// (L 2v, R 2v, L 2v+1, R 2v+1) then the s2 lanes.
+    @usableFromInline let state: UnsafeMutablePointer<Double>
+    /// `vectorCount × 20` doubles: for vector v, b0 b1 b2 a1 a2 each as 4 lanes.
+    @usableFromInline let coefficients: UnsafeMutablePointer<Double>
+    /// Sections that are not identities (the ones given, identities dropped).
     public let sectionCount: Int
     public let channelCount: Int
+    /// Two sections per vector: ⌈sectionCount / 2⌉.
+    @usableFromInline let vectorCount: Int
     @usableFromInline var pairCount: Int { (channelCount + 1) / 2 }
+    @usableFromInline var stateCount: Int { pairCount * vectorCount * 8 }
 
     /// Allocates storage for `sections` on `channelCount` channels with cleared state.
     public init(sections: [BiquadCoefficients], channelCount: Int) {
         precondition(channelCount >= 1)
         let active = sections.filter { !$0.isIdentity }
-        self.sectionCount = active.count
+        sectionCount = active.count
         self.channelCount = channelCount
-        coefficients = .allocate(capacity: max(1, active.count * 5))
-        let pairs = (channelCount + 1) / 2
-        state = .allocate(capacity: max(1, pairs * active.count * 2))
-        state.initialize(repeating: .zero, count: max(1, pairs * active.count * 2))
-        for (k, c) in active.enumerated() {
-            (coefficients + 5 * k).initialize(from: [c.b0, c.b1, c.b2, c.a1, c.a2], count: 5)
+        vectorCount = (active.count + 1) / 2
+        coefficients = .allocate(capacity: max(1, vectorCount * 20))
+        coefficients.initialize(repeating: 0, count: max(1, vectorCount * 20))
+        for k in 0..<(2 * vectorCount) {
+            let c = k < active.count ? active[k] : BiquadCoefficients.identity
+            let v = k / 2, lane = (k % 2) * 2
+            for (j, value) in [c.b0, c.b1, c.b2, c.a1, c.a2].enumerated() {
+                coefficients[20 * v + 4 * j + lane] = value      // left channel's lane
+                coefficients[20 * v + 4 * j + lane + 1] = value  // right channel's lane
+            }
         }
+        let pairs = (channelCount + 1) / 2
+        state = .allocate(capacity: max(1, pairs * vectorCount * 8))
+        state.initialize(repeating: 0, count: max(1, pairs * vectorCount * 8))
     }
 
     /// Frees the storage. Call once, off the render thread.
@@ -52,67 +69,74 @@ public struct BiquadCascade {
     @_noLocks
     public func copyState(from other: BiquadCascade) {
         guard other.sectionCount == sectionCount, other.channelCount == channelCount, sectionCount > 0 else { return }
-        for i in 0..<(pairCount * sectionCount * 2) { state[i] = other.state[i] }
+        for i in 0..<stateCount { state[i] = other.state[i] }
     }
 
+    /// Copies the memory of `count` sections of `other` starting at section `from` into this
+    /// cascade's sections starting at `to` (same channel count): a node fused into a longer
+    /// cascade continues where it was in another one.
+    @_noLocks
+    public func copyState(from other: BiquadCascade, sections from: Int, to: Int, count: Int) {
+        guard other.channelCount == channelCount, from >= 0, to >= 0,
+              from + count <= other.sectionCount, to + count <= sectionCount else { return }
+        for p in 0..<pairCount {
+            let src = other.state + p * other.vectorCount * 8, dst = state + p * vectorCount * 8
+            for k in 0..<count {
+                let a = Self.slot(from + k), b = Self.slot(to + k)
+                for ch in 0..<2 {
+                    dst[b + ch] = src[a + ch]          // s1
+                    dst[b + ch + 4] = src[a + ch + 4]  // s2
+                }
+            }
+        }
+    }
+
+    /// Index of section k's s1 lane for the left channel within a pair's state.
+    @inlinable static func slot(_ k: Int) -> Int { (k / 2) * 8 + (k % 2) * 2 }
+
     /// True when any state value is NaN or infinite (a non-finite input reached this filter).
-    /// Real-time safe; reads `2 × sectionCount` lanes per channel pair.
+    /// Real-time safe; reads `8 × ⌈sectionCount / 2⌉` values per channel pair.
     @inlinable public var hasNonFiniteState: Bool { nonFiniteStateCheck() }
 
     @inlinable @_noLocks
     func nonFiniteStateCheck() -> Bool {
         var bad = false
-        for i in 0..<(pairCount * sectionCount * 2) {
-            let v = state[i]
-            bad = bad || !(v.x.isFinite && v.y.isFinite)
-        }
+        for i in 0..<stateCount { bad = bad || !state[i].isFinite }
         return bad
     }
 
     /// Clears the filter state (as if preceded by silence). Real-time safe.
     @inlinable @_noLocks
     public func reset() {
-        for i in 0..<max(1, pairCount * sectionCount * 2) { state[i] = .zero }
+        for i in 0..<stateCount { state[i] = 0 }
     }
 
     /// Filters `frameCount` frames in place. `channels[c]` points at channel c's samples.
-    /// Real-time safe: no allocation, locks or calls outside this function.
+    /// Real-time safe: no allocation or locks (the C kernel neither allocates nor locks).
     @inlinable @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if sectionCount == 0 || frameCount == 0 { return }
-        var pair = 0
         var c = 0
         while c < channelCount {
-            let left = channels[c]
             let right: UnsafeMutablePointer<Float>? = c + 1 < channelCount ? channels[c + 1] : nil
-            let st = state + pair * sectionCount * 2
-            if let right {
-                for n in 0..<frameCount {
-                    var x = SIMD2<Double>(Double(left[n]), Double(right[n]))
-                    x = run(x, st)
-                    left[n] = Float(x.x); right[n] = Float(x.y)
-                }
-            } else {
-                for n in 0..<frameCount {
-                    let x = run(SIMD2<Double>(Double(left[n]), 0), st)
-                    left[n] = Float(x.x)
-                }
+            _unsafePerformance {
+                timbre_cascade_process(coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
             }
-            c += 2; pair += 1
+            c += 2
         }
     }
 
-    @inlinable @inline(__always)
-    func run(_ input: SIMD2<Double>, _ st: UnsafeMutablePointer<SIMD2<Double>>) -> SIMD2<Double> {
-        var x = input
-        for k in 0..<sectionCount {
-            let co = coefficients + 5 * k
-            let s1 = st + 2 * k, s2 = st + 2 * k + 1
-            let y = co[0] * x + s1.pointee
-            s1.pointee = co[1] * x - co[3] * y + s2.pointee
-            s2.pointee = co[2] * x - co[4] * y
-            x = y
+    /// ``process(_:frameCount:)`` on the portable path whatever the CPU (for tests and benchmarks).
+    public func processPortable(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        if sectionCount == 0 || frameCount == 0 { return }
+        var c = 0
+        while c < channelCount {
+            let right: UnsafeMutablePointer<Float>? = c + 1 < channelCount ? channels[c + 1] : nil
+            timbre_cascade_process_portable(coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
+            c += 2
         }
-        return x
     }
+
+    /// Whether ``process(_:frameCount:)`` runs the AVX2+FMA wavefront on this CPU.
+    public static var usesAVX2: Bool { timbre_cascade_uses_avx2() != 0 }
 }

@@ -20,6 +20,9 @@ public struct PlanCore {
     let bases: UnsafeMutableBufferPointer<Int>
     /// For each node, the index of the node in `transferSource` whose state it continues, or −1.
     let transfer: UnsafeMutableBufferPointer<Int>
+    /// Biquad cascades continue member by member (``CascadeTransfer``), against the same plan.
+    let cascadeTransfers: UnsafeMutableBufferPointer<CascadeTransfer>
+    let cascadeTransferStorage: UnsafeMutableBufferPointer<CascadeTransfer>
     /// The plan `transfer` was computed against (identity only, never dereferenced unless equal).
     let transferSource: UnsafeMutableRawPointer?
     let work: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -145,12 +148,15 @@ public struct PlanCore {
             }
             return
         }
+        for t in cascadeTransfers where t.source < old.pointee.nodes.count {
+            if case .biquads(let new) = nodes[t.node], case .biquads(let previous) = old.pointee.nodes[t.source] {
+                new.copyState(from: previous, sections: t.from, to: t.to, count: t.sections)
+            }
+        }
         for i in 0..<nodes.count {
             let j = transfer[i]
             if j < 0 || j >= old.pointee.nodes.count { continue }
             switch (nodes[i], old.pointee.nodes[j]) {
-            case (.biquads(let new), .biquads(let previous)):
-                new.copyState(from: previous)
             case (.gain(var new), .gain(let previous)):
                 new.continueFrom(previous)
                 nodes[i] = .gain(new)

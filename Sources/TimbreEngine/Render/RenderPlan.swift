@@ -27,6 +27,8 @@ public final class RenderPlan {
     /// Node shapes in order: control-side metadata, so the next plan's state-transfer map is
     /// computed without reading node memory the audio thread writes.
     let nodeShapes: [RenderNode.Shape]
+    /// For each node, the preset nodes fused into it when it is a biquad cascade (else empty).
+    let cascadeMembers: [[CascadeMember]]
     /// The measurements of this plan's `meter` and `loudness` nodes, by node key (held here
     /// so they live as long as any plan that renders them).
     public let analysisStates: [(key: String, state: AnalysisState)]
@@ -83,29 +85,63 @@ public final class RenderPlan {
         }
         var maxChannels = format.inputChannelCount
 
-        func add(_ kernel: RenderNode, key: String, base: Int, channels: Int) {
+        var members: [[CascadeMember]] = []
+        func add(_ kernel: RenderNode, key: String, base: Int, channels: Int, fused: [CascadeMember] = []) {
             built.append(kernel); compiled.append(kernel); channelsIn.append(channels); bases.append(base); keys.append(key)
+            members.append(fused)
             maxChannels = max(maxChannels, base + max(channels, 2))
+        }
+        // Members the previous plan had (key → sections and channels): a node that is new to a
+        // running stream stays on its own so it can fade in; the others fuse.
+        var previousMembers: [String: CascadeMember] = [:]
+        for list in previous?.cascadeMembers ?? [] { for m in list { previousMembers[m.key] = m } }
+
+        /// Adjacent `filter` and `eq` nodes on the same channels, gathered into one cascade.
+        struct PendingCascade {
+            var sections: [BiquadCoefficients] = []
+            var members: [CascadeMember] = []
+            var base = 0, channels = 0
+        }
+        var pending = PendingCascade()
+        func flushCascade() {
+            defer { pending = PendingCascade() }
+            guard !pending.sections.isEmpty else { return }
+            add(.biquads(BiquadCascade(sections: pending.sections, channelCount: pending.channels)),
+                key: pending.members.map(\.key).joined(separator: "+"), base: pending.base, channels: pending.channels,
+                fused: pending.members)
+        }
+        /// Adds a node's sections to the cascade being gathered (alone when it is new to a running plan).
+        func addSections(_ sections: [BiquadCoefficients], key: String, base: Int, channels: Int) {
+            let active = sections.filter { !$0.isIdentity }
+            guard !active.isEmpty else { return }
+            let fresh = previous != nil && previousMembers[key].map { $0.sections != active.count || $0.channels != channels } ?? true
+            if fresh || pending.base != base || pending.channels != channels { flushCascade() }
+            pending.base = base; pending.channels = channels
+            pending.members.append(CascadeMember(key: key, offset: pending.sections.count, sections: active.count, channels: channels))
+            pending.sections += active
+            if fresh { flushCascade() }
         }
 
         /// Compiles a chain working on `channels` channels at `base`; returns the channel count after it.
         func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String) throws(PresetError) -> Int {
             var channels = start
+            defer { flushCascade() }
             for (index, node) in chain.enumerated() where !node.bypass {
                 let key = keyPrefix + (node.id ?? "#\(index)")
                 var kernel: RenderNode?
                 switch node.kind {
                 case .filter(let design):
                     try checkFrequency(design.frequencyHz, node.path + ".frequency")
-                    let sections = DesignCache.shared.sections(design, sampleRate: fs)
-                    if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
+                    addSections(DesignCache.shared.sections(design, sampleRate: fs), key: key, base: base, channels: channels)
+                    continue
                 case .eq(let bands):
                     var sections: [BiquadCoefficients] = []
                     for (j, band) in bands.enumerated() {
                         try checkFrequency(band.frequencyHz, node.path + ".bands[\(j)].frequency")
                         sections += DesignCache.shared.sections(band.design, sampleRate: fs)
                     }
-                    if !sections.isEmpty { kernel = .biquads(BiquadCascade(sections: sections, channelCount: channels)) }
+                    addSections(sections, key: key, base: base, channels: channels)
+                    continue
                 case .gain(let linear):
                     kernel = .gain(GainKernel(gain: Float(linear), sampleRate: fs))
                 case .analysis(let kind, let spectrum):
@@ -130,6 +166,7 @@ public final class RenderPlan {
                     }
                 }
                 guard let kernel else { continue }
+                flushCascade()
                 add(kernel, key: key, base: base, channels: channels)
                 if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
             }
@@ -216,6 +253,7 @@ public final class RenderPlan {
         built = []  // success: the plan owns the kernels now
         nodeKeys = keys
         nodeShapes = compiled.map(\.shape)
+        cascadeMembers = members
         analysisStates = analysis
         pitchStates = pitch
         playerStates = players
@@ -228,10 +266,23 @@ public final class RenderPlan {
             var previousIndex: [String: Int] = [:]
             for (j, key) in previous.nodeKeys.enumerated() where previousIndex[key] == nil { previousIndex[key] = j }
             for (i, key) in keys.enumerated() {
-                guard let j = previousIndex[key], nodeShapes[i] == previous.nodeShapes[j], nodeShapes[i].carriesState else { continue }
+                guard members[i].isEmpty, let j = previousIndex[key], nodeShapes[i] == previous.nodeShapes[j], nodeShapes[i].carriesState else { continue }
                 transfer[i] = j
             }
         }
+        // Cascades continue member by member (a node's sections may sit elsewhere in a longer cascade now).
+        var cascadeTransfers: [CascadeTransfer] = []
+        if let previous {
+            var where_: [String: (node: Int, member: CascadeMember)] = [:]
+            for (j, list) in previous.cascadeMembers.enumerated() { for m in list { where_[m.key] = (j, m) } }
+            for (i, list) in members.enumerated() {
+                for m in list {
+                    guard let (j, old) = where_[m.key], old.sections == m.sections, old.channels == m.channels else { continue }
+                    cascadeTransfers.append(CascadeTransfer(node: i, to: m.offset, source: j, from: old.offset, sections: m.sections))
+                }
+            }
+        }
+        let continued = Set(cascadeTransfers.map(\.node))
 
         let nodes = UnsafeMutableBufferPointer<RenderNode>.allocate(capacity: compiled.count)
         _ = nodes.initialize(from: compiled)
@@ -241,6 +292,8 @@ public final class RenderPlan {
         _ = basesBuffer.initialize(from: bases)
         let transferBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: transfer.count)
         _ = transferBuffer.initialize(from: transfer)
+        let cascadeTransferBuffer = UnsafeMutableBufferPointer<CascadeTransfer>.allocate(capacity: max(1, cascadeTransfers.count))
+        _ = cascadeTransferBuffer.initialize(from: cascadeTransfers)
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
         storage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
         let work = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
@@ -249,7 +302,7 @@ public final class RenderPlan {
         let fadeIn = UnsafeMutableBufferPointer<LinearRamp>.allocate(capacity: compiled.count)
         for i in 0..<compiled.count {
             var ramp = LinearRamp(value: 1)
-            if previous != nil, transfer[i] < 0, case .biquads = compiled[i] {
+            if previous != nil, !continued.contains(i), case .biquads = compiled[i] {
                 ramp = LinearRamp(value: 0)
                 ramp.setTarget(1, frames: fadeInFrames)
             }
@@ -263,6 +316,8 @@ public final class RenderPlan {
         core.initialize(to: PlanCore(
             inputChannelCount: format.inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: format.maxBlockFrames,
             outputBase: outputBase, nodes: nodes, channelsIn: channelsBuffer, bases: basesBuffer, transfer: transferBuffer,
+            cascadeTransfers: UnsafeMutableBufferPointer(rebasing: cascadeTransferBuffer[0..<cascadeTransfers.count]),
+            cascadeTransferStorage: cascadeTransferBuffer,
             transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage,
             fadeIn: fadeIn, fadeInFrames: fadeInFrames, dry: dry, dryStorage: dryStorage))
     }
@@ -277,6 +332,7 @@ public final class RenderPlan {
         c.channelsIn.deallocate()
         c.bases.deallocate()
         c.transfer.deallocate()
+        c.cascadeTransferStorage.deallocate()
         c.work.deallocate()
         c.workStorage.deallocate()
         c.fadeIn.deallocate()

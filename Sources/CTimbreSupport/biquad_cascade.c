@@ -1,0 +1,180 @@
+// Biquad cascades for BiquadCascade (TimbreDSP): transposed direct form II in Double, a stereo
+// pair of channels at a time, with runtime CPU dispatch (an AVX2+FMA wavefront when the CPU
+// has it, chosen once at load time; a portable scalar loop otherwise).
+//
+// Per section k and frame n (x the section's input, y its output):
+//     y = b0·x + s1;   s1 = b1·x − a1·y + s2;   s2 = b2·x − a2·y
+//
+// Layout (both paths): sections are padded to an even count 2V with identity sections
+// (b0 = 1, the rest 0: y = x exactly). Vector v holds sections 2v and 2v+1 of both channels,
+// lanes (L 2v, R 2v, L 2v+1, R 2v+1):
+//     coefficients: V × 5 × 4 doubles (b0 b1 b2 a1 a2, each broadcast to its lanes)
+//     state:        V × 2 × 4 doubles (s1 lanes, s2 lanes)
+//
+// The wavefront (the AVX2 path): at step t, section k works on frame t − k, so the sections of
+// a cascade run in parallel instead of one after the other. Section k's input is what section
+// k − 1 produced one step earlier: one 128-bit lane shift (vperm2f128) per vector. A block of
+// n frames takes n + 2V − 1 steps: in the first and last 2V − 1 steps only the sections whose
+// frame lies inside the block update their state (masked), so the cascade is drained at every
+// block end — no latency, and each section sees exactly the same operations in the same order
+// whatever the block size (output bit-identical across block sizes on a given path).
+#include "CTimbreSupport.h"
+#include <stddef.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// ---- portable path: frame by frame through the sections, the same state layout ----
+// Each section's (L, R) state and coefficient pairs are adjacent, so a stereo pair runs as one
+// 2-lane vector: SSE2, which every x86-64 CPU has (no dispatch needed), or plain Double
+// elsewhere. Mono runs with a silent right lane.
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static void cascade_portable(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+    for (size_t n = 0; n < frames; n++) {
+        __m128d x = _mm_set_pd(right ? (double)right[n] : 0.0, (double)left[n]);
+        for (size_t k = 0; k < sections; k++) {
+            size_t lane = 20 * (k / 2) + (k % 2) * 2;
+            double *s1p = st + 8 * (k / 2) + (k % 2) * 2, *s2p = s1p + 4;
+            __m128d s1 = _mm_loadu_pd(s1p), s2 = _mm_loadu_pd(s2p);
+            __m128d y = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(co + lane), x), s1);
+            s1 = _mm_add_pd(_mm_sub_pd(_mm_mul_pd(_mm_loadu_pd(co + lane + 4), x), _mm_mul_pd(_mm_loadu_pd(co + lane + 12), y)), s2);
+            s2 = _mm_sub_pd(_mm_mul_pd(_mm_loadu_pd(co + lane + 8), x), _mm_mul_pd(_mm_loadu_pd(co + lane + 16), y));
+            _mm_storeu_pd(s1p, s1); _mm_storeu_pd(s2p, s2);
+            x = y;
+        }
+        left[n] = (float)_mm_cvtsd_f64(x);
+        if (right) right[n] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(x, x));
+    }
+}
+#else
+static void cascade_portable(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+    for (size_t n = 0; n < frames; n++) {
+        double x0 = left[n], x1 = right ? right[n] : 0.0;
+        for (size_t k = 0; k < sections; k++) {
+            const double *c = co + 20 * (k / 2) + (k % 2) * 2;
+            double *s1 = st + 8 * (k / 2) + (k % 2) * 2, *s2 = s1 + 4;
+            double y0 = c[0] * x0 + s1[0], y1 = c[1] * x1 + s1[1];
+            s1[0] = c[4] * x0 - c[12] * y0 + s2[0]; s1[1] = c[5] * x1 - c[13] * y1 + s2[1];
+            s2[0] = c[8] * x0 - c[16] * y0;         s2[1] = c[9] * x1 - c[17] * y1;
+            x0 = y0; x1 = y1;
+        }
+        left[n] = (float)x0;
+        if (right) right[n] = (float)x1;
+    }
+}
+#endif
+
+#if defined(__x86_64__)
+#define TIMBRE_MAX_VECTORS 16
+
+// One wavefront pass over a block; `V` is a compile-time constant in each instantiation so the
+// compiler keeps the vectors in registers where it can.
+__attribute__((target("avx2,fma"), always_inline))
+static inline void cascade_avx2_body(const double *co, double *st, const size_t V, float *left, float *right, size_t frames) {
+    __m256d b0[TIMBRE_MAX_VECTORS], b1[TIMBRE_MAX_VECTORS], b2[TIMBRE_MAX_VECTORS], a1[TIMBRE_MAX_VECTORS], a2[TIMBRE_MAX_VECTORS];
+    __m256d s1[TIMBRE_MAX_VECTORS], s2[TIMBRE_MAX_VECTORS], y[TIMBRE_MAX_VECTORS];
+    for (size_t v = 0; v < V; v++) {
+        b0[v] = _mm256_loadu_pd(co + 20 * v); b1[v] = _mm256_loadu_pd(co + 20 * v + 4);
+        b2[v] = _mm256_loadu_pd(co + 20 * v + 8); a1[v] = _mm256_loadu_pd(co + 20 * v + 12);
+        a2[v] = _mm256_loadu_pd(co + 20 * v + 16);
+        s1[v] = _mm256_loadu_pd(st + 8 * v); s2[v] = _mm256_loadu_pd(st + 8 * v + 4);
+        y[v] = _mm256_setzero_pd();
+    }
+    const size_t depth = 2 * V - 1;  // steps from a frame entering section 0 to leaving the last
+    const size_t steps = frames + depth;
+    for (size_t t = 0; t < steps; t++) {
+        double inL = t < frames ? left[t] : 0, inR = (t < frames && right) ? right[t] : 0;
+        __m256d in = _mm256_set_pd(inR, inL, inR, inL);  // the frame, in the high half for the shift
+        if (t >= depth && t < frames) {
+            // Steady state: every section has a frame inside the block.
+            __m256d prev = in;
+            for (size_t v = 0; v < V; v++) {
+                __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);  // (prev.hi, y.lo)
+                prev = y[v];
+                __m256d out = _mm256_fmadd_pd(b0[v], x, s1[v]);
+                s1[v] = _mm256_fnmadd_pd(a1[v], out, _mm256_fmadd_pd(b1[v], x, s2[v]));
+                s2[v] = _mm256_fnmadd_pd(a2[v], out, _mm256_mul_pd(b2[v], x));
+                y[v] = out;
+            }
+        } else {
+            // Filling or draining: section k updates only while its frame t − k is in the block.
+            __m256d prev = in;
+            for (size_t v = 0; v < V; v++) {
+                size_t k0 = 2 * v, k1 = 2 * v + 1;
+                int lo = t >= k0 && t - k0 < frames, hi = t >= k1 && t - k1 < frames;
+                __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);
+                prev = y[v];
+                if (!lo && !hi) continue;
+                __m256d out = _mm256_fmadd_pd(b0[v], x, s1[v]);
+                __m256d n1 = _mm256_fnmadd_pd(a1[v], out, _mm256_fmadd_pd(b1[v], x, s2[v]));
+                __m256d n2 = _mm256_fnmadd_pd(a2[v], out, _mm256_mul_pd(b2[v], x));
+                __m256d keep = _mm256_castsi256_pd(_mm256_set_epi64x(hi ? -1 : 0, hi ? -1 : 0, lo ? -1 : 0, lo ? -1 : 0));
+                s1[v] = _mm256_blendv_pd(s1[v], n1, keep);
+                s2[v] = _mm256_blendv_pd(s2[v], n2, keep);
+                y[v] = out;
+            }
+        }
+        if (t >= depth) {
+            // The last section (high half of the last vector) finished frame t − depth.
+            __m128d last = _mm256_extractf128_pd(y[V - 1], 1);
+            left[t - depth] = (float)_mm_cvtsd_f64(last);
+            if (right) right[t - depth] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(last, last));
+        }
+    }
+    for (size_t v = 0; v < V; v++) { _mm256_storeu_pd(st + 8 * v, s1[v]); _mm256_storeu_pd(st + 8 * v + 4, s2[v]); }
+}
+
+#define TIMBRE_CASCADE_FIXED(N) \
+    __attribute__((target("avx2,fma"))) static void cascade_avx2_##N(const double *co, double *st, float *l, float *r, size_t f) { \
+        cascade_avx2_body(co, st, N, l, r, f); }
+TIMBRE_CASCADE_FIXED(1) TIMBRE_CASCADE_FIXED(2) TIMBRE_CASCADE_FIXED(3) TIMBRE_CASCADE_FIXED(4)
+TIMBRE_CASCADE_FIXED(5) TIMBRE_CASCADE_FIXED(6) TIMBRE_CASCADE_FIXED(7) TIMBRE_CASCADE_FIXED(8)
+
+__attribute__((target("avx2,fma")))
+static void cascade_avx2(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+    size_t vectors = (sections + 1) / 2;
+    switch (vectors) {
+    case 1: cascade_avx2_1(co, st, left, right, frames); return;
+    case 2: cascade_avx2_2(co, st, left, right, frames); return;
+    case 3: cascade_avx2_3(co, st, left, right, frames); return;
+    case 4: cascade_avx2_4(co, st, left, right, frames); return;
+    case 5: cascade_avx2_5(co, st, left, right, frames); return;
+    case 6: cascade_avx2_6(co, st, left, right, frames); return;
+    case 7: cascade_avx2_7(co, st, left, right, frames); return;
+    case 8: cascade_avx2_8(co, st, left, right, frames); return;
+    default:
+        // Longer cascades: runs of at most 16 vectors, one after another (each drains fully).
+        while (vectors > 0) {
+            size_t run = vectors > TIMBRE_MAX_VECTORS ? TIMBRE_MAX_VECTORS : vectors;
+            cascade_avx2_body(co, st, run, left, right, frames);
+            co += 20 * run; st += 8 * run; vectors -= run;
+        }
+    }
+}
+#endif
+
+// Both take the real section count (the portable loop skips the identity pad; the wavefront
+// runs whole vectors).
+static void (*cascade_impl)(const double *, double *, size_t, float *, float *, size_t) = cascade_portable;
+
+__attribute__((constructor))
+static void choose_cascade_kernel(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !timbre_avx2_disabled()) cascade_impl = cascade_avx2;
+#endif
+}
+
+void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
+    if (sections == 0 || frames == 0) return;
+    cascade_impl(coefficients, state, sections, left, right, frames);
+}
+
+void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
+    if (sections == 0 || frames == 0) return;
+    cascade_portable(coefficients, state, sections, left, right, frames);
+}
+
+int timbre_cascade_uses_avx2(void) { return cascade_impl != cascade_portable; }
