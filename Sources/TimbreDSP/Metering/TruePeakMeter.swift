@@ -1,3 +1,4 @@
+import CTimbreSupport
 import Foundation
 
 /// Inter-sample ("true") peak of planar audio by oversampling, after ITU-R BS.1770-4 Annex 2.
@@ -27,7 +28,9 @@ public struct TruePeakMeter {
     public let oversampling: Int
     public let channelCount: Int
     @usableFromInline static let tapsPerPhase = 16
-    /// `oversampling × tapsPerPhase` coefficients, phase-major, reversed for the dot product.
+    /// `tapsPerPhase × 4` coefficients, lag-major: `taps[4k + p]` multiplies the k-th oldest of
+    /// the last 16 samples for phase p (phases the oversampling does not use are 0), so the C
+    /// loop computes every phase of a sample as one 4-lane vector.
     @usableFromInline let taps: UnsafeMutablePointer<Float>
     /// Per channel: 2 × 16 history values (each sample written twice).
     @usableFromInline let history: UnsafeMutablePointer<Float>
@@ -43,7 +46,8 @@ public struct TruePeakMeter {
             while term > 1e-12 * sum { term *= (x / (2 * k)) * (x / (2 * k)); sum += term; k += 1 }
             return sum
         }
-        taps = .allocate(capacity: l * n)
+        taps = .allocate(capacity: 4 * n)
+        taps.initialize(repeating: 0, count: 4 * n)
         let beta = 5.0, length = Double(l * n)
         for p in 0..<l {
             var phase = [Double](repeating: 0, count: n)
@@ -55,8 +59,9 @@ public struct TruePeakMeter {
                 phase[k] = sinc * besselI0(beta * (max(0, 1 - r * r)).squareRoot()) / besselI0(beta)
             }
             let sum = phase.reduce(0, +)
-            // Stored reversed: tap j multiplies the j-th oldest of the last 16 samples.
-            for k in 0..<n { taps[p * n + k] = Float(phase[n - 1 - k] / sum) }
+            // Stored reversed (tap k multiplies the k-th oldest of the last 16 samples), lag-major.
+            // At 1× (above 192 kHz) no phase is interpolated: the taps stay 0.
+            if l > 1 { for k in 0..<n { taps[4 * k + p] = Float(phase[n - 1 - k] / sum) } }
         }
         history = .allocate(capacity: channelCount * 2 * n)
         history.initialize(repeating: 0, count: channelCount * 2 * n)
@@ -83,34 +88,15 @@ public struct TruePeakMeter {
         peaks.update(from: other.peaks, count: channelCount)
     }
 
-    /// Feeds `frameCount` frames of planar `channels`. Allocation-free.
+    /// Feeds `frameCount` frames of planar `channels`. Allocation-free (the loop is C:
+    /// `timbre_true_peak_block`, every phase of a sample as one SSE vector).
     @inlinable @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        let n = Self.tapsPerPhase, l = oversampling
+        let n = Self.tapsPerPhase
         for c in 0..<channelCount {
-            let x = channels[c]
-            let h = history + c * 2 * n
-            var cursor = cursors[c]
-            var peak = peaks[c]
-            for i in 0..<frameCount {
-                let v = x[i]
-                h[cursor] = v; h[cursor + n] = v
-                cursor = cursor + 1 == n ? 0 : cursor + 1
-                peak = max(peak, abs(v))
-                // h[cursor ..< cursor + n] now holds the last 16 samples, oldest first.
-                let window = h + cursor
-                for p in 0..<l where l > 1 {
-                    let t = taps + p * n
-                    var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
-                    for k in stride(from: 0, to: n, by: 4) {
-                        a0 += t[k] * window[k]; a1 += t[k + 1] * window[k + 1]
-                        a2 += t[k + 2] * window[k + 2]; a3 += t[k + 3] * window[k + 3]
-                    }
-                    peak = max(peak, abs((a0 + a1) + (a2 + a3)))
-                }
+            peaks[c] = _unsafePerformance {
+                timbre_true_peak_block(taps, history + c * 2 * n, cursors + c, channels[c], frameCount, peaks[c])
             }
-            cursors[c] = cursor
-            peaks[c] = peak
         }
     }
 
