@@ -25,7 +25,7 @@ help:
 	@echo "make demo   install packages, build, render the embedded demo into $(DEMO_DIR)"
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
-	@echo "make bench-compare   Timbre's resampler and stretcher beside sox, ffmpeg/soxr and Rubber Band"
+	@echo "make bench-compare   Timbre's filter chain, resampler and stretcher beside sox, ffmpeg/soxr and Rubber Band"
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 
@@ -96,9 +96,12 @@ demo: build
 benchmark: deps bench-deps
 	cd Benchmarks && $(SWIFT) package benchmark
 
-## Side by side, same machine, same run: sample-rate conversion (timbre vs sox rate -v vs
-## ffmpeg's soxr) and time-stretch (timbre vs rubberband -3), medians of interleaved runs.
+## Side by side, same machine, same run: the filter chain (timbre vs sox vs ffmpeg, AVX2 and
+## portable paths), sample-rate conversion (timbre vs sox rate -v vs ffmpeg's soxr, and the
+## converters alone in process beside libsoxr) and time-stretch (timbre vs rubberband -3),
+## medians of interleaved runs.
 bench-compare: build bench-deps
+	python3 scripts/bench-compare-chain.py $(BIN)
 	python3 scripts/bench-compare-rate.py $(BIN)
 
 clean:

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Timbre's filter chain beside sox and ffmpeg, same machine, same run (`make bench-compare`).
+
+The chain of issue #10: a 12 dB/oct high-pass at 80 Hz and ten peaking bells (31 Hz … 16 kHz,
+Q 1, ±1.5–3 dB) — as 11 separate Timbre nodes, as one 10-band `eq` node (with the high-pass),
+as sox effects (`highpass`, `equalizer`) and as an ffmpeg filter graph (`highpass`,
+`equalizer`, one thread). Input: 60 s of stereo noise at 48 kHz, 32-bit float WAV; every tool
+writes 32-bit float WAV. Each tool's chain cost is its command minus the same tool's plain
+copy (decode + encode), per stereo frame; medians of interleaved runs. Also printed: the whole
+commands, and the ratios Timbre / tool.
+
+Usage: bench-compare-chain.py path/to/timbre [runs]
+"""
+import json, os, subprocess, sys, tempfile, time
+import statistics
+
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+work = tempfile.mkdtemp(prefix="timbre-chain-")
+SECONDS, RATE = 60, 48000
+FRAMES = SECONDS * RATE
+BELLS = [(31, 3), (62, -2), (125, 1.5), (250, -1), (500, 2), (1000, -3), (2000, 1), (4000, 2.5), (8000, -1.5), (16000, 3)]
+
+def run(argv, env=None):
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+src = os.path.join(work, "noise.wav")
+run(["sox", "-n", "-r", str(RATE), "-c", "2", "-b", "32", "-e", "floating-point", src, "synth", str(SECONDS), "whitenoise", "vol", "0.25"])
+presets = {
+    "chain": {"version": 1, "name": "hp + 10 bells", "chain": [{"type": "highpass", "frequency": 80, "slope": 12}] +
+              [{"type": "peak", "frequency": f, "gain": g, "q": 1.0} for f, g in BELLS]},
+    "eq": {"version": 1, "name": "hp + eq", "chain": [{"type": "highpass", "frequency": 80, "slope": 12},
+           {"type": "eq", "bands": [{"frequency": f, "gain": g, "q": 1.0} for f, g in BELLS]}]},
+}
+for name, p in presets.items():
+    with open(os.path.join(work, name + ".json"), "w") as f:
+        json.dump(p, f)
+out = os.path.join(work, "out.wav")
+sox_fx = ["highpass", "80"] + [a for f, g in BELLS for a in ("equalizer", str(f), "1q", str(g))]
+ff_fx = ",".join(["highpass=f=80:p=2"] + [f"equalizer=f={f}:t=q:w=1:g={g}" for f, g in BELLS])
+portable = dict(os.environ, TIMBRE_NO_AVX2="1")
+
+def timbre(preset, env=None):
+    return ([TIMBRE, "render", src, "-o", out, "--preset", preset, "--encoding", "float", "-q"], env)
+
+commands = {
+    "timbre copy": timbre("flat"),
+    "timbre hp + 10 peak nodes": timbre(os.path.join(work, "chain.json")),
+    "timbre hp + eq node": timbre(os.path.join(work, "eq.json")),
+    "timbre copy (portable path)": timbre("flat", portable),
+    "timbre hp + 10 peak nodes (portable path)": timbre(os.path.join(work, "chain.json"), portable),
+    "timbre hp + eq node (portable path)": timbre(os.path.join(work, "eq.json"), portable),
+    "sox copy": (["sox", src, "-e", "floating-point", "-b", "32", out], None),
+    "sox hp + 10 equalizers": (["sox", src, "-e", "floating-point", "-b", "32", out] + sox_fx, None),
+    "ffmpeg copy": (["ffmpeg", "-v", "error", "-y", "-threads", "1", "-filter_threads", "1", "-i", src, "-c:a", "pcm_f32le", out], None),
+    "ffmpeg hp + 10 equalizers": (["ffmpeg", "-v", "error", "-y", "-threads", "1", "-filter_threads", "1", "-i", src, "-af", ff_fx,
+                                   "-c:a", "pcm_f32le", out], None),
+}
+times = {k: [] for k in commands}
+for _ in range(RUNS):
+    for k, (argv, env) in commands.items():
+        t = time.perf_counter(); run(argv, env); times[k].append(time.perf_counter() - t)
+med = {k: statistics.median(v) for k, v in times.items()}
+
+def cost(name, copy):
+    return (med[name] - med[copy]) / FRAMES * 1e9
+
+rows = [
+    ("timbre hp + 10 peak nodes", "timbre copy"), ("timbre hp + eq node", "timbre copy"),
+    ("timbre hp + 10 peak nodes (portable path)", "timbre copy (portable path)"),
+    ("timbre hp + eq node (portable path)", "timbre copy (portable path)"),
+    ("sox hp + 10 equalizers", "sox copy"), ("ffmpeg hp + 10 equalizers", "ffmpeg copy"),
+]
+print(f"## Filter chain: high-pass + 10 bells, 60 s stereo 48 kHz float WAV (medians of {RUNS} interleaved runs)\n")
+print("| command | whole command s | × real time | chain cost ns / stereo frame |")
+print("|---|---|---|---|")
+for name, copy in rows:
+    print(f"| {name} | {med[name]:.3f} | {SECONDS / med[name]:.0f}× | {cost(name, copy):.1f} |")
+for copy in ["timbre copy", "sox copy", "ffmpeg copy"]:
+    print(f"| {copy} (decode + encode only) | {med[copy]:.3f} | {SECONDS / med[copy]:.0f}× | — |")
+t_chain = cost("timbre hp + 10 peak nodes", "timbre copy")
+print("\nRatios from this run (how many times faster Timbre's 11-node chain is):\n")
+print(f"- chain cost: {cost('sox hp + 10 equalizers', 'sox copy') / t_chain:.1f}× sox, {cost('ffmpeg hp + 10 equalizers', 'ffmpeg copy') / t_chain:.1f}× ffmpeg")
+print(f"- whole command: {med['sox hp + 10 equalizers'] / med['timbre hp + 10 peak nodes']:.1f}× sox, "
+      f"{med['ffmpeg hp + 10 equalizers'] / med['timbre hp + 10 peak nodes']:.1f}× ffmpeg")
