@@ -26,7 +26,9 @@ struct RenderCommand: ParsableCommand {
         """)
 
     @Argument(help: "Input audio file(s); several need --concat or --mix; none when the preset's players are the sources.") var inputs: [String] = []
-    @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String
+    @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String?
+    @Option(name: .long, help: "Render every input through the preset into this folder (same file names; --format changes the extension), in parallel.") var outputDir: String?
+    @Option(name: .long, help: "With --output-dir: files rendered at once (default: one per core).") var jobs: Int?
     @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list'); none: audio passes unchanged.") var preset: String?
     @Flag(name: .long, help: "Join the inputs one after another (rates converted to the first file's, mono upmixed).") var concat = false
     @Flag(name: .long, help: "Sum the inputs, each a channel of a graph whose master bus runs the preset (a chain).") var mix = false
@@ -76,6 +78,9 @@ struct RenderCommand: ParsableCommand {
         }
         guard pitch.isFinite, (-24...24).contains(pitch) else { throw CLIError.usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
         guard !(concat && mix) else { throw CLIError.usage("--concat and --mix exclude each other") }
+        if let outputDir { return try runBatch(outputDir: outputDir) }
+        guard jobs == nil else { throw CLIError.usage("--jobs goes with --output-dir") }
+        guard let output else { throw CLIError.usage("missing -o/--output (or --output-dir for several files)") }
         if inputs.count > 1 && !concat && !mix {
             throw CLIError.usage("\(inputs.count) input files: add --concat (one after another) or --mix (summed)")
         }
@@ -168,6 +173,48 @@ struct RenderCommand: ParsableCommand {
         case .graph(var g): g.master.chain.append(node); p.form = .graph(g)
         }
         return p
+    }
+
+    /// `--output-dir`: each input rendered alone through the preset by its own process (``BatchRender``).
+    func runBatch(outputDir: String) throws {
+        guard output == nil else { throw CLIError.usage("-o/--output and --output-dir exclude each other (--output-dir names each output after its input)") }
+        guard !concat && !mix else { throw CLIError.usage("--output-dir renders each input alone: it excludes --concat and --mix") }
+        guard !inputs.isEmpty else { throw CLIError.usage("--output-dir needs input files") }
+        let parallel = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        guard (1...256).contains(parallel) else { throw CLIError.usage("--jobs \(parallel) is out of range (allowed 1…256)") }
+        if let preset { _ = try PresetLoader.load(preset) }  // a preset error stops the batch before any file (exit 1)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CLIError.usage("--output-dir \(outputDir) is a file, not a folder") }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
+                throw CLIError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
+            }
+        }
+        let batch = BatchRender(jobs: try BatchRender.plan(inputs: inputs, directory: outputDir, format: format),
+                                options: childOptions(), parallel: parallel, quiet: quiet, json: json)
+        let status = batch.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// This command's options as a child `timbre render` takes them (everything but the
+    /// inputs, the output and the batch's own options; presets given as paths made absolute).
+    func childOptions() -> [String] {
+        var o: [String] = []
+        if let preset {
+            o += ["--preset", FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).standardizedFileURL.path : preset]
+        }
+        if let start { o += ["--start", start] }
+        if let end { o += ["--end", end] }
+        o += ["--block-size", String(blockSize)]
+        if let format { o += ["--format", format] }
+        if let encoding { o += ["--encoding", encoding] }
+        o += ["--dither", dither]
+        if let sampleRate { o += ["--sample-rate", String(sampleRate)] }
+        o += ["--speed", String(speed), "--rate-mode", rateMode, "--pitch", String(pitch), "--quality", quality]
+        if meter { o.append("--meter") }
+        if let normalize { o += ["--normalize", String(normalize), "--true-peak-ceiling", String(truePeakCeiling)] }
+        return o
     }
 
     /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
