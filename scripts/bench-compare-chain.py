@@ -6,8 +6,10 @@ Q 1, ±1.5–3 dB) — as 11 separate Timbre nodes, as one 10-band `eq` node (wi
 as sox effects (`highpass`, `equalizer`) and as an ffmpeg filter graph (`highpass`,
 `equalizer`, one thread). Input: 60 s of stereo noise at 48 kHz, 32-bit float WAV; every tool
 writes 32-bit float WAV. Each tool's chain cost is its command minus the same tool's plain
-copy (decode + encode), per stereo frame; medians of interleaved runs. Also printed: the whole
-commands, and the ratios Timbre / tool.
+copy (decode + encode), per stereo frame, from each process's user CPU time (all three run single-threaded here; the
+system time is the same file I/O for copy and chain but varies by tens of ms between runs on
+a shared machine, and wall time varies more); the whole commands are wall time. Medians of interleaved runs; the ratios Timbre /
+tool are from the same run.
 
 Usage: bench-compare-chain.py path/to/timbre [runs]
 """
@@ -15,7 +17,7 @@ import json, os, subprocess, sys, tempfile, time
 import statistics
 
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
-RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 work = tempfile.mkdtemp(prefix="timbre-chain-")
 SECONDS, RATE = 60, 48000
 FRAMES = SECONDS * RATE
@@ -56,14 +58,27 @@ commands = {
     "ffmpeg hp + 10 equalizers": (["ffmpeg", "-v", "error", "-y", "-threads", "1", "-filter_threads", "1", "-i", src, "-af", ff_fx,
                                    "-c:a", "pcm_f32le", out], None),
 }
-times = {k: [] for k in commands}
+def timed(argv, env):
+    """Wall seconds and user CPU seconds of one run."""
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        raise SystemExit(f"{argv[0]} failed (status {status})")
+    return wall, usage.ru_utime
+
+walls = {k: [] for k in commands}
+cpus = {k: [] for k in commands}
 for _ in range(RUNS):
     for k, (argv, env) in commands.items():
-        t = time.perf_counter(); run(argv, env); times[k].append(time.perf_counter() - t)
-med = {k: statistics.median(v) for k, v in times.items()}
+        w, c = timed(argv, env)
+        walls[k].append(w); cpus[k].append(c)
+med = {k: statistics.median(v) for k, v in walls.items()}
+cpu = {k: statistics.median(v) for k, v in cpus.items()}
 
 def cost(name, copy):
-    return (med[name] - med[copy]) / FRAMES * 1e9
+    return (cpu[name] - cpu[copy]) / FRAMES * 1e9
 
 rows = [
     ("timbre hp + 10 peak nodes", "timbre copy"), ("timbre hp + eq node", "timbre copy"),
@@ -72,12 +87,12 @@ rows = [
     ("sox hp + 10 equalizers", "sox copy"), ("ffmpeg hp + 10 equalizers", "ffmpeg copy"),
 ]
 print(f"## Filter chain: high-pass + 10 bells, 60 s stereo 48 kHz float WAV (medians of {RUNS} interleaved runs)\n")
-print("| command | whole command s | × real time | chain cost ns / stereo frame |")
-print("|---|---|---|---|")
+print("| command | whole command s (wall) | × real time | user CPU s | chain cost ns / stereo frame (user CPU) |")
+print("|---|---|---|---|---|")
 for name, copy in rows:
-    print(f"| {name} | {med[name]:.3f} | {SECONDS / med[name]:.0f}× | {cost(name, copy):.1f} |")
+    print(f"| {name} | {med[name]:.3f} | {SECONDS / med[name]:.0f}× | {cpu[name]:.3f} | {cost(name, copy):.1f} |")
 for copy in ["timbre copy", "sox copy", "ffmpeg copy"]:
-    print(f"| {copy} (decode + encode only) | {med[copy]:.3f} | {SECONDS / med[copy]:.0f}× | — |")
+    print(f"| {copy} (decode + encode only) | {med[copy]:.3f} | {SECONDS / med[copy]:.0f}× | {cpu[copy]:.3f} | — |")
 t_chain = cost("timbre hp + 10 peak nodes", "timbre copy")
 print("\nRatios from this run (how many times faster Timbre's 11-node chain is):\n")
 print(f"- chain cost: {cost('sox hp + 10 equalizers', 'sox copy') / t_chain:.1f}× sox, {cost('ffmpeg hp + 10 equalizers', 'ffmpeg copy') / t_chain:.1f}× ffmpeg")

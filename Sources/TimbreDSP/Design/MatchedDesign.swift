@@ -166,27 +166,30 @@ public enum MatchedDesign {
         }
         var best: (coefficients: BiquadCoefficients, error: Double)?
         let startA0 = (1 + start.a1 + start.a2) * (1 + start.a1 + start.a2), startA2 = -4 * start.a2
+        // The judging grid and its targets do not change between iterations: computed once.
+        let judged = JudgingGrid(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
         // Stage 1 (iterations 0–15): poles fixed at the impulse-invariant images, numerator
         // fitted (3 unknowns). Stage 2 (16–39): all five free, from stage 1's weights.
         for iteration in 0..<40 {
             let free = iteration >= 16
             // Keep ω0 (the last point) effectively exact however the Lawson weights grow.
             if pinOmega0 { weights[m - 1] = 1e4 * (weights[0..<fitted].max() ?? 1) }
-            var rows = [[Double]](), rhs = [Double]()
-            rows.reserveCapacity(m); rhs.reserveCapacity(m)
+            // The system column-major (element (i, j) at j·m + i), built in place.
+            var columns = [Double](repeating: 0, count: (free ? 4 : 2) * m), rhs = [Double](repeating: 0, count: m)
             // DC is kept exact in both stages: B0 = T(0)·A0.
             for i in 0..<m {
                 let (p0, p1, p2) = phis[i], t = target[i]
                 let w = weights[i] / (t * aPhi[i])
                 if free {  // unknowns (A0, B1, B2, A2)
-                    rows.append([(dcTarget - t) * p0 * w, p1 * w, p2 * w, -t * p2 * w])
-                    rhs.append(t * fixedA1 * p1 * w)
+                    columns[i] = (dcTarget - t) * p0 * w; columns[m + i] = p1 * w
+                    columns[2 * m + i] = p2 * w; columns[3 * m + i] = -t * p2 * w
+                    rhs[i] = t * fixedA1 * p1 * w
                 } else {   // unknowns (B1, B2)
-                    rows.append([p1 * w, p2 * w])
-                    rhs.append((t * aPhi[i] - dcTarget * startA0 * p0) * w)
+                    columns[i] = p1 * w; columns[m + i] = p2 * w
+                    rhs[i] = (t * aPhi[i] - dcTarget * startA0 * p0) * w
                 }
             }
-            guard let solution = LeastSquares.solve(rows: rows, rhs: rhs) else { break }
+            guard let solution = LeastSquares.solve(columns: columns, rowCount: m, rhs: rhs) else { break }
             // x = (B0, B1, B2, A0, A2) with A1 fixed.
             let x = free
                 ? [dcTarget * solution[0], solution[1], solution[2], solution[0], solution[3]]
@@ -206,7 +209,7 @@ public enum MatchedDesign {
             if let (b0, b1, b2) = factor(x[0], x[1], x[2]), let (q0, q1, q2) = factor(x[3], fixedA1, x[4]) {
                 let c = BiquadCoefficients(b0: b0, b1: b1, b2: b2, a0: q0, a1: q1, a2: q2)
                 if c.isStable, c.b0.isFinite {
-                    let worst = worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
+                    let worst = judged.worstErrorDB(c)
                     if worst < (best?.error ?? .infinity) { best = (c, worst) }
                 }
             }
@@ -224,14 +227,30 @@ public enum MatchedDesign {
     /// decide between designs on stopband depth alone).
     public static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                                     correction: ((Double) -> Double)? = nil, wholeBand: Bool = false) -> Double {
-        var worst = 0.0
-        for w in grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand) {
-            let r = c.response(omega: w)
-            let got = max(-100, 10 * log10(r.re * r.re + r.im * r.im))
-            let want = max(-100, 10 * log10(prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1)))
-            worst = max(worst, abs(got - want))
+        JudgingGrid(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand).worstErrorDB(c)
+    }
+
+    /// The grid ``worstErrorDB(_:_:omega0:sampleRate:correction:wholeBand:)`` judges on, with
+    /// the target levels computed once (an iterative fit judges dozens of candidates on it).
+    struct JudgingGrid {
+        let omegas: [Double]
+        /// Target level at each ω, dB, floored at −100.
+        let wants: [Double]
+
+        init(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double, correction: ((Double) -> Double)?, wholeBand: Bool) {
+            omegas = MatchedDesign.grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
+            wants = omegas.map { w in max(-100, 10 * log10(prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1))) }
         }
-        return worst
+
+        func worstErrorDB(_ c: BiquadCoefficients) -> Double {
+            var worst = 0.0
+            for (w, want) in zip(omegas, wants) {
+                let r = c.response(omega: w)
+                let got = max(-100, 10 * log10(r.re * r.re + r.im * r.im))
+                worst = max(worst, abs(got - want))
+            }
+            return worst
+        }
     }
 
     /// Worst error (dB) of the pole-anchored candidates above which ``freeFit`` is tried too.
@@ -252,14 +271,15 @@ public enum MatchedDesign {
         // The free fit costs a few milliseconds: try it only for bells and shelves (pass
         // filters are judged up to 0.9·Nyquist and already fit) where the pole-anchored
         // designs leave more than 0.1 dB (high shelves near Nyquist, wide bells at the top).
-        let error = { (c: BiquadCoefficients) in worstErrorDB(c, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand) }
-        if !wholeBand, (candidates.map(error).min() ?? .infinity) > freeFitThresholdDB,
+        let judged = JudgingGrid(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
+        var errors = candidates.map(judged.worstErrorDB)
+        if !wholeBand, (errors.min() ?? .infinity) > freeFitThresholdDB,
            let free = freeFit(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, pinOmega0: pinOmega0) {
             candidates.append(free)
+            errors.append(judged.worstErrorDB(free))
         }
-        return candidates.min {
-            worstErrorDB($0, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
-                < worstErrorDB($1, prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand)
-        } ?? fallback
+        // The first of the smallest errors, as `min(by:)` over the candidates picks it.
+        guard let best = errors.indices.min(by: { errors[$0] < errors[$1] }) else { return fallback }
+        return candidates[best]
     }
 }

