@@ -93,8 +93,11 @@ demo: build
 	$(BIN) demo --output-dir $(DEMO_DIR)
 	$(BIN) info $(DEMO_DIR)/demo-output.wav
 
+## The per-block cost matrix (every node × block 32…4096 × 1/2/8 channels) as one table, failing
+## on any allocation; then package-benchmark's own output for the analysis and rate suites.
 benchmark: deps bench-deps
-	cd Benchmarks && $(SWIFT) package benchmark
+	python3 scripts/benchmark-table.py
+	cd Benchmarks && $(SWIFT) package benchmark --target EditBenchmarks --target AnalysisBenchmarks --target RateBenchmarks
 
 ## Side by side, same machine, same run: the filter chain (timbre vs sox vs ffmpeg, AVX2 and
 ## portable paths), sample-rate conversion (timbre vs sox rate -v vs ffmpeg's soxr, and the

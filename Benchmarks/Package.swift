@@ -46,5 +46,17 @@ let package = Package(
             path: "Benchmarks/NodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A live edit's control-thread cost and its crossfade's render cost.
+        .executableTarget(
+            name: "EditBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TimbreDSP", package: "Timbre"),
+                .product(name: "TimbreEngine", package: "Timbre"),
+                .product(name: "TimbreControl", package: "Timbre"),
+            ],
+            path: "Benchmarks/EditBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
