@@ -66,6 +66,35 @@ import TimbreTestSupport
         #expect(afterEdit.map { abs($0) }.max()! < 1e-3, "after the edit: \(afterEdit.map { abs($0) }.max()!)")
     }
 
+    /// A filter inserted live starts alone (so it can fade in); once the fade is over, the
+    /// control loop's `fuseNewcomersWhenFaded()` recompiles the document and it joins its
+    /// neighbours: the live plan then has a fresh compile's nodes, and after silence its output
+    /// equals the offline render of the document sample for sample (as the JACK test of the
+    /// fuzzed live host requires).
+    @Test func insertedFilterFusesOnceFadedIn() throws {
+        DenormalGuard.enable()  // as every render thread: decayed filter memory flushes to exact zeros
+        let chain = #"{"type": "highpass", "id": "a", "frequency": 60, "slope": 12}, {"type": "peak", "id": "c", "frequency": 3000, "gain": -4}"#
+        let engine = try LiveEngine(document: LiveEngineTests.document(chain), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 1)
+        let d = LiveEngineTests.Driver(engine, block: 256)
+        let noise = Signals.noise(48_000, amplitude: 0.3, seed: 12)
+        _ = d.run(noise[0..<12_000])
+        try engine.apply(.insert(position: 1, node: .object(["type": .string("peak"), "id": .string("b"), "frequency": .number(1000), "gain": .number(6)])))
+        #expect(engine.plan.nodeKeys == ["a", "b", "c"] && engine.plan.hasUnfusedNewcomers)
+        var fused = false
+        for k in 0..<40 where !fused {  // 40 × 256 frames = 213 ms
+            _ = d.run(noise[(12_000 + 256 * k)..<(12_256 + 256 * k)])
+            fused = engine.fuseNewcomersWhenFaded()
+        }
+        #expect(fused, "fused after the fade-in")
+        #expect(engine.plan.nodeKeys == ["a+b+c"] && !engine.plan.hasUnfusedNewcomers)
+        // Silence until every memory is exactly zero, then the live output equals a fresh plan's.
+        _ = d.run([Float](repeating: 0, count: 48_000 * 4)[...])
+        let live = d.run(noise[24_000...])
+        let offline = try RenderPlanTests.render(PresetDecoder.decode(Data(#"{"version": 1, "name": "live", "chain": [{"type": "highpass", "id": "a", "frequency": 60, "slope": 12}, {"type": "peak", "id": "b", "frequency": 1000, "gain": 6}, {"type": "peak", "id": "c", "frequency": 3000, "gain": -4}]}"#.utf8)),
+                                                 input: [Array(noise[24_000...])], block: 256)[0]
+        #expect(live == offline, "worst difference \(zip(live, offline).map { abs($0 - $1) }.max() ?? 0)")
+    }
+
     /// Live edits on a fused chain (a member's gain, a removal, an insertion that fades in, a
     /// redesign with another section count) give what the same edits give when every filter
     /// runs alone (0 dB gain nodes between them prevent fusion): member-wise state transfer

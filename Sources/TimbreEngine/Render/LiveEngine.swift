@@ -141,6 +141,30 @@ public final class LiveEngine: @unchecked Sendable {
         document = newDocument
     }
 
+    /// Where ``fuseNewcomersWhenFaded()`` stands: the frame count at which the audio thread was
+    /// first seen on a plan with unfused newcomers.
+    var newcomersAdoptedAt: Int?
+
+    /// Call from the control loop (`timbre live` does, every 2 ms). A filter inserted into a
+    /// running plan is compiled on its own so it can fade in (30 ms) from silence; once the
+    /// audio thread has adopted that plan and the fade and crossfade are over (counted in
+    /// rendered frames), this compiles the same document again, continuing the live plan: the
+    /// newcomer now has memory to continue, so it fuses with its neighbours, nothing fades, and
+    /// the live plan equals a fresh compile of its document sample for sample (what
+    /// `timbre render` would do). Returns true when it published such a plan.
+    @discardableResult
+    public func fuseNewcomersWhenFaded() -> Bool {
+        guard plan.hasUnfusedNewcomers else { newcomersAdoptedAt = nil; return false }
+        guard isSettled else { return false }
+        let rendered = framesRendered
+        guard let since = newcomersAdoptedAt else { newcomersAdoptedAt = rendered; return false }
+        // Fade-in and crossfade, plus 1024 frames for the adoption seen up to a period late.
+        guard rendered - since >= Int((0.03 + Self.crossfadeSeconds) * sampleRate) + 1024 else { return false }
+        newcomersAdoptedAt = nil
+        do { try publish(preset, document: document) } catch { return false }
+        return true
+    }
+
     /// Frees plans the audio thread has handed back. Returns how many.
     @discardableResult
     public func collectRetired() -> Int {

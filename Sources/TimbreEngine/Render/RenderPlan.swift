@@ -29,6 +29,11 @@ public final class RenderPlan {
     let nodeShapes: [RenderNode.Shape]
     /// For each node, the preset nodes fused into it when it is a biquad cascade (else empty).
     let cascadeMembers: [[CascadeMember]]
+    /// True when a filter new to the plan it continues was left out of a cascade so it could
+    /// fade in alone. The same document compiled again (continuing this plan) fuses it, and
+    /// only then does the plan equal a fresh compile of its document sample for sample
+    /// (``LiveEngine/fuseNewcomersWhenFaded()``).
+    public let hasUnfusedNewcomers: Bool
     /// The measurements of this plan's `meter` and `loudness` nodes, by node key (held here
     /// so they live as long as any plan that renders them).
     public let analysisStates: [(key: String, state: AnalysisState)]
@@ -103,6 +108,7 @@ public final class RenderPlan {
             var base = 0, channels = 0
         }
         var pending = PendingCascade()
+        var unfusedNewcomers = false
         func flushCascade() {
             defer { pending = PendingCascade() }
             guard !pending.sections.isEmpty else { return }
@@ -119,7 +125,7 @@ public final class RenderPlan {
             pending.base = base; pending.channels = channels
             pending.members.append(CascadeMember(key: key, offset: pending.sections.count, sections: active.count, channels: channels))
             pending.sections += active
-            if fresh { flushCascade() }
+            if fresh { flushCascade(); unfusedNewcomers = unfusedNewcomers || previous != nil }
         }
 
         /// Compiles a chain working on `channels` channels at `base`; returns the channel count after it.
@@ -254,6 +260,7 @@ public final class RenderPlan {
         nodeKeys = keys
         nodeShapes = compiled.map(\.shape)
         cascadeMembers = members
+        hasUnfusedNewcomers = unfusedNewcomers
         analysisStates = analysis
         pitchStates = pitch
         playerStates = players
