@@ -14,6 +14,7 @@ struct RenderCommand: ParsableCommand {
         channel of a graph whose master bus runs the preset's chain). --start/--end trim the
         input timeline (seconds, or frames:N for an exact frame) before any rate change.
         Without --preset the audio passes unchanged (a transcode).
+        With --output-dir every input is rendered alone into that folder, --jobs at once.
         The output is written to a temporary file beside OUTPUT and renamed on success:
         after a failure no output file exists and an existing OUTPUT is untouched.
         Integer output of 16 bits or fewer gets TPDF dither when the audio was processed
@@ -25,7 +26,7 @@ struct RenderCommand: ParsableCommand {
         the peak and true peak before clipping and the gain that would have avoided it.
         """)
 
-    @Argument(help: "Input audio file(s); several need --concat or --mix; none when the preset's players are the sources.") var inputs: [String] = []
+    @Argument(help: "Input audio file(s); several need --concat, --mix or --output-dir; none when the preset's players are the sources.") var inputs: [String] = []
     @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String?
     @Option(name: .long, help: "Render every input through the preset into this folder (same file names; --format changes the extension), in parallel.") var outputDir: String?
     @Option(name: .long, help: "With --output-dir: files rendered at once (default: one per core).") var jobs: Int?
@@ -42,7 +43,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows the speed, as tape does) or timestretch (pitch kept).") var rateMode: String = "timestretch"
     @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24, fractions are cents: 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
-    @Option(name: .long, help: "Resampler quality: high (145 dB, passband to 0.9 of Nyquist) or fast (100 dB, a third of the work).") var quality: String = "high"
+    @Option(name: .long, help: "Resampler quality: high (145 dB, passband to 0.9 of Nyquist, FFT blocks) or fast (100 dB, 0.8, 32 frames of lookahead: the low-latency mode).") var quality: String = "high"
     @Flag(name: .shortAndLong, help: "No progress bar and no summary (warnings still go to stderr).") var quiet = false
     @Flag(name: .long, help: "Print the summary as JSON (the fields of 'timbre info --json' plus peaks, clipping, speed).") var json = false
     @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it after rendering.") var meter = false
