@@ -1,25 +1,39 @@
-/// Makes the rendered length exact: round(timeline frames × `framesPerTimelineFrame`). Stretching
-/// and resampling each round their own lengths, so a chain of them can be a frame long or
-/// short; this stage cuts the excess or pads silence once the timeline's length is known (it
-/// is read ahead of the output, so it is known before the end is reached).
+import TimbreDSP
+
+/// Makes the rendered length exact: round(timeline frames × `framesPerTimelineFrame`), or for a
+/// rate conversion alone ⌈N·L/M⌉ in integers (what ``Resampler`` promises: `exactRatio`).
+/// Stretching and resampling each round their own lengths, so a chain of them can be a frame
+/// long or short; this stage cuts the excess or pads silence once the timeline's length is
+/// known (it is read ahead of the output, so it is known before the end is reached).
 public final class ExactLengthStage: FrameSource {
     public let upstream: FrameSource
     public let timeline: TimelineSource
     public let framesPerTimelineFrame: Double
     public var channelCount: Int { upstream.channelCount }
-    public var expectedFrames: Int64 { Int64((Double(timeline.expectedFrames) * framesPerTimelineFrame).rounded()) }
+    /// When set, the length is ⌈N·L/M⌉ for N timeline frames (a pure rate conversion).
+    public let exactRatio: RationalRatio?
+    public var expectedFrames: Int64 { length(timeline.expectedFrames) }
     private var produced: Int64 = 0
     private var upstreamEnded = false
 
-    public init(upstream: FrameSource, timeline: TimelineSource, framesPerTimelineFrame: Double) {
+    public init(upstream: FrameSource, timeline: TimelineSource, framesPerTimelineFrame: Double, exactRatio: RationalRatio? = nil) {
         self.upstream = upstream; self.timeline = timeline; self.framesPerTimelineFrame = framesPerTimelineFrame
+        self.exactRatio = exactRatio
+    }
+
+    /// The output length for `n` timeline frames.
+    func length(_ n: Int64) -> Int64 {
+        if let r = exactRatio {
+            let l = Int64(r.upsampling), m = Int64(r.downsampling)
+            return (n * l + m - 1) / m
+        }
+        return Int64((Double(n) * framesPerTimelineFrame).rounded())
     }
 
     public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         var limit = maxFrames
         if timeline.ended {
-            let target = Int64((Double(timeline.framesRead) * framesPerTimelineFrame).rounded())
-            limit = Int(max(0, min(Int64(maxFrames), target - produced)))
+            limit = Int(max(0, min(Int64(maxFrames), length(timeline.framesRead) - produced)))
             if limit == 0 { return 0 }
         }
         var n = 0
@@ -28,9 +42,10 @@ public final class ExactLengthStage: FrameSource {
             if n == 0 { upstreamEnded = true }
         }
         if n == 0 && timeline.ended {
-            // Short by a frame or two: silence up to the exact length.
-            for c in 0..<channelCount { channels[c].update(repeating: 0, count: limit) }
-            n = limit
+            // Short by a frame or two: silence up to the exact length (known now: the timeline
+            // may have ended during this very read, so the limit above can be stale).
+            n = Int(max(0, min(Int64(maxFrames), length(timeline.framesRead) - produced)))
+            for c in 0..<channelCount { channels[c].update(repeating: 0, count: n) }
         }
         produced += Int64(n)
         return n

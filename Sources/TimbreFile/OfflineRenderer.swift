@@ -87,7 +87,10 @@ public struct RenderRequest: Sendable {
         }
         if stages.stretch != nil || stages.varispeed != nil || stages.conversion != nil {
             let outputRate = Double(sampleRate ?? inputRate)
-            source = ExactLengthStage(upstream: source, timeline: timeline, framesPerTimelineFrame: outputRate / Double(inputRate) / speed)
+            // A conversion alone has a rational length, ⌈N·L/M⌉; speed and pitch stages round.
+            let pureConversion = stages.stretch == nil && stages.varispeed == nil ? stages.conversion : nil
+            source = ExactLengthStage(upstream: source, timeline: timeline, framesPerTimelineFrame: outputRate / Double(inputRate) / speed,
+                                      exactRatio: pureConversion)
         }
         return source
     }

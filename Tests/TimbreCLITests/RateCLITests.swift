@@ -36,6 +36,25 @@ import TimbreTestSupport
         #expect(agreement <= -100, "differs from sox rate -v by \(agreement) dB")
     }
 
+    /// Lengths are ⌈N·L/M⌉ exactly for rate pairs where N·L/M is not a whole number and its
+    /// rounding and ceiling differ (11 025 → 192 000 Hz: 3 307 frames → 57 591.29… → 57 592),
+    /// for files shorter than one FFT block (1 and 9 frames), and an empty file is an error
+    /// (exit 2, no output) as it is without -r.
+    @Test func lengthsAreExactAndEmptyInputIsAnError() throws {
+        let d = try CLI.tempDir()
+        for (n, fin, fout) in [(3307, 11_025, 192_000), (1, 44_100, 48_000), (9, 44_100, 48_000), (9, 44_100, 22_050), (4000, 8000, 44_100)] {
+            try OutputEncodingTests.writeFloatWAV(d + "/in.wav", [Signals.noise(n, amplitude: 0.3, seed: 3)], rate: fin)
+            let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/out.wav", "-r", String(fout), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let expected = (Int64(n) * Int64(fout) + Int64(fin) - 1) / Int64(fin)
+            #expect(try Self.info(d + "/out.wav")["frames"] as? Double == Double(expected), "\(n) frames \(fin)→\(fout)")
+        }
+        try OutputEncodingTests.writeFloatWAV(d + "/empty.wav", [[]], rate: 44_100)
+        let r = try CLI.run(["render", d + "/empty.wav", "-o", d + "/e.wav", "-r", "48000", "-q"])
+        #expect(r.status == 2 && r.stderr.contains("contains no audio frames"), "exit \(r.status): \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d + "/e.wav"))
+    }
+
     /// Varispeed 2×: half the frames, the tone an octave up, at the input's rate.
     @Test func varispeedDoublesThePitch() throws {
         let d = try CLI.tempDir()
