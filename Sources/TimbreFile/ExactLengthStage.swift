@@ -23,10 +23,7 @@ public final class ExactLengthStage: FrameSource {
 
     /// The output length for `n` timeline frames.
     func length(_ n: Int64) -> Int64 {
-        if let r = exactRatio {
-            let l = Int64(r.upsampling), m = Int64(r.downsampling)
-            return (n * l + m - 1) / m
-        }
+        if let r = exactRatio { return r.outputFrames(forInputFrames: n) }
         return Int64((Double(n) * framesPerTimelineFrame).rounded())
     }
 

@@ -190,7 +190,6 @@ struct LiveCommand: ParsableCommand {
                     }
                 }
             }
-            host.engine.fuseNewcomersWhenFaded()  // an inserted filter joins its neighbours' cascade once it has faded in
             usleep(2000)  // 2 ms: events reach stdout within a period of 128 frames or more
         }
     }

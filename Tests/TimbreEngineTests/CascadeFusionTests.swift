@@ -67,8 +67,8 @@ import TimbreTestSupport
     }
 
     /// A filter inserted live starts alone (so it can fade in); once the fade is over, the
-    /// control loop's `fuseNewcomersWhenFaded()` recompiles the document and it joins its
-    /// neighbours: the live plan then has a fresh compile's nodes, and after silence its output
+    /// control loop's `collectRetired()` (every host calls it) recompiles the document and it
+    /// joins its neighbours: the live plan then has a fresh compile's nodes, and after silence its output
     /// equals the offline render of the document sample for sample (as the JACK test of the
     /// fuzzed live host requires).
     @Test func insertedFilterFusesOnceFadedIn() throws {
@@ -80,12 +80,14 @@ import TimbreTestSupport
         _ = d.run(noise[0..<12_000])
         try engine.apply(.insert(position: 1, node: .object(["type": .string("peak"), "id": .string("b"), "frequency": .number(1000), "gain": .number(6)])))
         #expect(engine.plan.nodeKeys == ["a", "b", "c"] && engine.plan.hasUnfusedNewcomers)
-        var fused = false
-        for k in 0..<40 where !fused {  // 40 × 256 frames = 213 ms
+        var blocks = 0
+        for k in 0..<40 where engine.plan.hasUnfusedNewcomers {  // 40 × 256 frames = 213 ms
             _ = d.run(noise[(12_000 + 256 * k)..<(12_256 + 256 * k)])
-            fused = engine.fuseNewcomersWhenFaded()
+            _ = engine.collectRetired()
+            blocks += 1
         }
-        #expect(fused, "fused after the fade-in")
+        // Not before the fade-in (30 ms) and the crossfade (15 ms) are over: 2,160 frames.
+        #expect(blocks * 256 >= 2_160, "fused after \(blocks) blocks")
         #expect(engine.plan.nodeKeys == ["a+b+c"] && !engine.plan.hasUnfusedNewcomers)
         // Silence until every memory is exactly zero, then the live output equals a fresh plan's.
         _ = d.run([Float](repeating: 0, count: 48_000 * 4)[...])

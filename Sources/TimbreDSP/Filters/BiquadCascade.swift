@@ -64,17 +64,10 @@ public struct BiquadCascade {
         coefficients.deallocate()
     }
 
-    /// Copies `other`'s filter memory into this cascade (same section and channel counts), so a
-    /// redesigned filter continues where the old one was instead of starting from silence.
-    @_noLocks
-    public func copyState(from other: BiquadCascade) {
-        guard other.sectionCount == sectionCount, other.channelCount == channelCount, sectionCount > 0 else { return }
-        for i in 0..<stateCount { state[i] = other.state[i] }
-    }
-
     /// Copies the memory of `count` sections of `other` starting at section `from` into this
-    /// cascade's sections starting at `to` (same channel count): a node fused into a longer
-    /// cascade continues where it was in another one.
+    /// cascade's sections starting at `to` (same channel count): a redesigned filter continues
+    /// where the old one was instead of starting from silence, also when it sits at another
+    /// place of a longer (fused) cascade now.
     @_noLocks
     public func copyState(from other: BiquadCascade, sections from: Int, to: Int, count: Int) {
         guard other.channelCount == channelCount, from >= 0, to >= 0,

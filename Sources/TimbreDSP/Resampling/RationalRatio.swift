@@ -37,5 +37,10 @@ public struct RationalRatio: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var value: Double { Double(upsampling) / Double(downsampling) }
+
+    /// Output frames a signal of `n` input frames converts to at this ratio: ⌈n·L/M⌉.
+    public func outputFrames(forInputFrames n: Int64) -> Int64 {
+        (n * Int64(upsampling) + Int64(downsampling) - 1) / Int64(downsampling)
+    }
     public var description: String { "\(upsampling)/\(downsampling)" }
 }

@@ -115,10 +115,7 @@ public struct Resampler {
     }
 
     /// Output frames a signal of `inputFrames` frames converts to: ⌈N·L/M⌉.
-    public func outputFrames(forInputFrames n: Int64) -> Int64 {
-        let l = Int64(ratio.upsampling), m = Int64(ratio.downsampling)
-        return (n * l + m - 1) / m
-    }
+    public func outputFrames(forInputFrames n: Int64) -> Int64 { ratio.outputFrames(forInputFrames: n) }
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
     @inlinable @_noLocks

@@ -127,7 +127,7 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     func publish(_ newPreset: Preset, document newDocument: JSONValue) throws(PresetError) {
-        collectRetired()
+        freeRetired()
         let livePlan = shared.pointee.live.load(ordering: .acquiring).flatMap { alive[$0] } ?? plan
         let next = try RenderPlan(preset: newPreset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   continuing: livePlan, shared: sharedStates)
@@ -145,15 +145,15 @@ public final class LiveEngine: @unchecked Sendable {
     /// first seen on a plan with unfused newcomers.
     var newcomersAdoptedAt: Int?
 
-    /// Call from the control loop (`timbre live` does, every 2 ms). A filter inserted into a
-    /// running plan is compiled on its own so it can fade in (30 ms) from silence; once the
-    /// audio thread has adopted that plan and the fade and crossfade are over (counted in
-    /// rendered frames), this compiles the same document again, continuing the live plan: the
-    /// newcomer now has memory to continue, so it fuses with its neighbours, nothing fades, and
-    /// the live plan equals a fresh compile of its document sample for sample (what
+    /// Part of ``collectRetired()``, which every host calls from its control loop. A filter
+    /// inserted into a running plan is compiled on its own so it can fade in (30 ms) from
+    /// silence; once the audio thread has adopted that plan and the fade and crossfade are over
+    /// (counted in rendered frames), this compiles the same document again, continuing the live
+    /// plan: the newcomer now has memory to continue, so it fuses with its neighbours, nothing
+    /// fades, and the live plan equals a fresh compile of its document sample for sample (what
     /// `timbre render` would do). Returns true when it published such a plan.
     @discardableResult
-    public func fuseNewcomersWhenFaded() -> Bool {
+    func fuseNewcomersWhenFaded() -> Bool {
         guard plan.hasUnfusedNewcomers else { newcomersAdoptedAt = nil; return false }
         guard isSettled else { return false }
         let rendered = framesRendered
@@ -165,9 +165,19 @@ public final class LiveEngine: @unchecked Sendable {
         return true
     }
 
-    /// Frees plans the audio thread has handed back. Returns how many.
+    /// The control thread's housekeeping, for every host's control loop: frees the plans the
+    /// audio thread has handed back (returns how many) and fuses filters inserted live once
+    /// they have faded in (``fuseNewcomersWhenFaded()``).
     @discardableResult
     public func collectRetired() -> Int {
+        let freed = freeRetired()
+        fuseNewcomersWhenFaded()
+        return freed
+    }
+
+    /// Frees plans the audio thread has handed back. Returns how many.
+    @discardableResult
+    func freeRetired() -> Int {
         var freed = 0
         for k in 0..<shared.pointee.retiredCount {
             if let raw = shared.pointee.retired[k].exchange(nil, ordering: .acquiring) {

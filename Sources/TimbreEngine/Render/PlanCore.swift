@@ -22,7 +22,6 @@ public struct PlanCore {
     let transfer: UnsafeMutableBufferPointer<Int>
     /// Biquad cascades continue member by member (``CascadeTransfer``), against the same plan.
     let cascadeTransfers: UnsafeMutableBufferPointer<CascadeTransfer>
-    let cascadeTransferStorage: UnsafeMutableBufferPointer<CascadeTransfer>
     /// The plan `transfer` was computed against (identity only, never dereferenced unless equal).
     let transferSource: UnsafeMutableRawPointer?
     let work: UnsafeMutablePointer<UnsafeMutablePointer<Float>>

@@ -32,7 +32,7 @@ public final class RenderPlan {
     /// True when a filter new to the plan it continues was left out of a cascade so it could
     /// fade in alone. The same document compiled again (continuing this plan) fuses it, and
     /// only then does the plan equal a fresh compile of its document sample for sample
-    /// (``LiveEngine/fuseNewcomersWhenFaded()``).
+    /// (``LiveEngine/collectRetired()`` does that once the fade-in is over).
     public let hasUnfusedNewcomers: Bool
     /// The measurements of this plan's `meter` and `loudness` nodes, by node key (held here
     /// so they live as long as any plan that renders them).
@@ -96,10 +96,10 @@ public final class RenderPlan {
             members.append(fused)
             maxChannels = max(maxChannels, base + max(channels, 2))
         }
-        // Members the previous plan had (key → sections and channels): a node that is new to a
-        // running stream stays on its own so it can fade in; the others fuse.
-        var previousMembers: [String: CascadeMember] = [:]
-        for list in previous?.cascadeMembers ?? [] { for m in list { previousMembers[m.key] = m } }
+        // The previous plan's cascade members by key (node index and member): a node that is new
+        // to a running stream stays on its own so it can fade in; the others fuse and continue.
+        var previousMembers: [String: (node: Int, member: CascadeMember)] = [:]
+        for (j, list) in (previous?.cascadeMembers ?? []).enumerated() { for m in list { previousMembers[m.key] = (j, m) } }
 
         /// Adjacent `filter` and `eq` nodes on the same channels, gathered into one cascade.
         struct PendingCascade {
@@ -120,7 +120,7 @@ public final class RenderPlan {
         func addSections(_ sections: [BiquadCoefficients], key: String, base: Int, channels: Int) {
             let active = sections.filter { !$0.isIdentity }
             guard !active.isEmpty else { return }
-            let fresh = previous != nil && previousMembers[key].map { $0.sections != active.count || $0.channels != channels } ?? true
+            let fresh = previous != nil && previousMembers[key].map { $0.member.sections != active.count || $0.member.channels != channels } ?? true
             if fresh || pending.base != base || pending.channels != channels { flushCascade() }
             pending.base = base; pending.channels = channels
             pending.members.append(CascadeMember(key: key, offset: pending.sections.count, sections: active.count, channels: channels))
@@ -279,14 +279,10 @@ public final class RenderPlan {
         }
         // Cascades continue member by member (a node's sections may sit elsewhere in a longer cascade now).
         var cascadeTransfers: [CascadeTransfer] = []
-        if let previous {
-            var where_: [String: (node: Int, member: CascadeMember)] = [:]
-            for (j, list) in previous.cascadeMembers.enumerated() { for m in list { where_[m.key] = (j, m) } }
-            for (i, list) in members.enumerated() {
-                for m in list {
-                    guard let (j, old) = where_[m.key], old.sections == m.sections, old.channels == m.channels else { continue }
-                    cascadeTransfers.append(CascadeTransfer(node: i, to: m.offset, source: j, from: old.offset, sections: m.sections))
-                }
+        for (i, list) in members.enumerated() {
+            for m in list {
+                guard let (j, old) = previousMembers[m.key], old.sections == m.sections, old.channels == m.channels else { continue }
+                cascadeTransfers.append(CascadeTransfer(node: i, to: m.offset, source: j, from: old.offset, sections: m.sections))
             }
         }
         let continued = Set(cascadeTransfers.map(\.node))
@@ -299,7 +295,7 @@ public final class RenderPlan {
         _ = basesBuffer.initialize(from: bases)
         let transferBuffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: transfer.count)
         _ = transferBuffer.initialize(from: transfer)
-        let cascadeTransferBuffer = UnsafeMutableBufferPointer<CascadeTransfer>.allocate(capacity: max(1, cascadeTransfers.count))
+        let cascadeTransferBuffer = UnsafeMutableBufferPointer<CascadeTransfer>.allocate(capacity: cascadeTransfers.count)
         _ = cascadeTransferBuffer.initialize(from: cascadeTransfers)
         // Channels 64 bytes more than a block apart: at power-of-two block sizes, buffers exactly
         // 4 KiB apart make loads and stores of a stereo pair alias in the CPU's store buffer
@@ -327,8 +323,7 @@ public final class RenderPlan {
         core.initialize(to: PlanCore(
             inputChannelCount: format.inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: format.maxBlockFrames,
             outputBase: outputBase, nodes: nodes, channelsIn: channelsBuffer, bases: basesBuffer, transfer: transferBuffer,
-            cascadeTransfers: UnsafeMutableBufferPointer(rebasing: cascadeTransferBuffer[0..<cascadeTransfers.count]),
-            cascadeTransferStorage: cascadeTransferBuffer,
+            cascadeTransfers: cascadeTransferBuffer,
             transferSource: previous.map { UnsafeMutableRawPointer($0.core) }, work: work, workStorage: storage,
             fadeIn: fadeIn, fadeInFrames: fadeInFrames, dry: dry, dryStorage: dryStorage))
     }
@@ -343,7 +338,7 @@ public final class RenderPlan {
         c.channelsIn.deallocate()
         c.bases.deallocate()
         c.transfer.deallocate()
-        c.cascadeTransferStorage.deallocate()
+        c.cascadeTransfers.deallocate()
         c.work.deallocate()
         c.workStorage.deallocate()
         c.fadeIn.deallocate()
