@@ -89,7 +89,8 @@ public struct TruePeakMeter {
     }
 
     /// Feeds `frameCount` frames of planar `channels`. Allocation-free (the loop is C:
-    /// `timbre_true_peak_block`, every phase of a sample as one SSE vector).
+    /// `timbre_true_peak_block`: eight output samples per AVX2+FMA vector when the CPU has
+    /// them, every phase of a sample as one SSE vector otherwise).
     @inlinable @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let n = Self.tapsPerPhase
@@ -99,6 +100,17 @@ public struct TruePeakMeter {
             }
         }
     }
+
+    /// `process` on the portable (SSE) path whatever the CPU; tests compare the two.
+    public func processPortable(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let n = Self.tapsPerPhase
+        for c in 0..<channelCount {
+            peaks[c] = timbre_true_peak_block_portable(taps, history + c * 2 * n, cursors + c, channels[c], frameCount, peaks[c])
+        }
+    }
+
+    /// True when `process` runs the AVX2+FMA loop (chosen once at load; `TIMBRE_NO_AVX2=1` declines it).
+    public static var usesAVX2: Bool { timbre_true_peak_uses_avx2() != 0 }
 
     /// Largest true peak per channel, linear.
     public func peak(channel c: Int) -> Float { peaks[c] }
