@@ -79,6 +79,7 @@ __attribute__((target("avx2,fma"), always_inline))
 static inline void cascade_avx2_body(const double *co, double *st, const size_t V, const int s2InMemory,
                                      float *left, float *right, size_t frames) {
     __m256d s1[TIMBRE_MAX_VECTORS], y[TIMBRE_MAX_VECTORS], s2r[TIMBRE_MAX_VECTORS];
+    _Pragma("clang loop unroll(full)")
     for (size_t v = 0; v < V; v++) {
         s1[v] = _mm256_loadu_pd(st + 8 * v); y[v] = _mm256_setzero_pd();
         s2r[v] = s2InMemory ? _mm256_setzero_pd() : _mm256_loadu_pd(st + 8 * v + 4);
@@ -99,6 +100,7 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
         if (t >= depth && t < frames) {
             // Steady state: every section has a frame inside the block.
             __m256d prev = in;
+            _Pragma("clang loop unroll(full)")
             for (size_t v = 0; v < V; v++) {
                 __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);  // (prev.hi, y.lo)
                 prev = y[v];
@@ -110,6 +112,7 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
         } else {
             // Filling or draining: section k updates only while its frame t − k is in the block.
             __m256d prev = in;
+            _Pragma("clang loop unroll(full)")
             for (size_t v = 0; v < V; v++) {
                 size_t k0 = 2 * v, k1 = 2 * v + 1;
                 int lo = t >= k0 && t - k0 < frames, hi = t >= k1 && t - k1 < frames;
@@ -133,6 +136,7 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
             if (right) right[t - depth] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(last, last));
         }
     }
+    _Pragma("clang loop unroll(full)")
     for (size_t v = 0; v < V; v++) {
         _mm256_storeu_pd(st + 8 * v, s1[v]);
         if (!s2InMemory) _mm256_storeu_pd(st + 8 * v + 4, s2r[v]);
@@ -147,32 +151,47 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
 #undef STORE_S2
 }
 
+// Instantiations with V a constant (the loops over vectors unroll fully, so s1, y and s2 can
+// live in registers). Two families:
+//  - avx2: AVX2+FMA, 16 ymm registers; s2 goes through memory beyond 3 vectors (see above).
+//  - avx512vl: the same instructions, EVEX-encoded with AVX-512VL, whose 32 ymm registers hold
+//    s2 as well for up to 8 vectors: fewer loads per step, which is what bounds a 10-band EQ
+//    with 16 registers (measured here, stereo, block 1024, 12 sections: 6.7 → 5.5 ns per frame).
+// Cascades longer than 16 vectors (32 sections) run as passes of 16 (each drains fully, and
+// rounds to Float in between).
 #define TIMBRE_CASCADE_FIXED(N) \
     __attribute__((target("avx2,fma"))) static void cascade_avx2_##N(const double *co, double *st, float *l, float *r, size_t f) { \
-        cascade_avx2_body(co, st, N, (N) > 3, l, r, f); }
+        cascade_avx2_body(co, st, N, (N) > 3, l, r, f); } \
+    __attribute__((target("avx2,fma,avx512f,avx512vl"))) static void cascade_avx512vl_##N(const double *co, double *st, float *l, float *r, size_t f) { \
+        cascade_avx2_body(co, st, N, (N) > 8, l, r, f); }
 TIMBRE_CASCADE_FIXED(1) TIMBRE_CASCADE_FIXED(2) TIMBRE_CASCADE_FIXED(3) TIMBRE_CASCADE_FIXED(4)
 TIMBRE_CASCADE_FIXED(5) TIMBRE_CASCADE_FIXED(6) TIMBRE_CASCADE_FIXED(7) TIMBRE_CASCADE_FIXED(8)
+TIMBRE_CASCADE_FIXED(9) TIMBRE_CASCADE_FIXED(10) TIMBRE_CASCADE_FIXED(11) TIMBRE_CASCADE_FIXED(12)
+TIMBRE_CASCADE_FIXED(13) TIMBRE_CASCADE_FIXED(14) TIMBRE_CASCADE_FIXED(15) TIMBRE_CASCADE_FIXED(16)
 
-__attribute__((target("avx2,fma")))
-static void cascade_avx2(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+typedef void (*cascade_fixed_fn)(const double *, double *, float *, float *, size_t);
+#define TIMBRE_CASCADE_TABLE(family) { NULL, \
+    family##_1, family##_2, family##_3, family##_4, family##_5, family##_6, family##_7, family##_8, \
+    family##_9, family##_10, family##_11, family##_12, family##_13, family##_14, family##_15, family##_16 }
+static const cascade_fixed_fn cascade_avx2_fixed[TIMBRE_MAX_VECTORS + 1] = TIMBRE_CASCADE_TABLE(cascade_avx2);
+static const cascade_fixed_fn cascade_avx512vl_fixed[TIMBRE_MAX_VECTORS + 1] = TIMBRE_CASCADE_TABLE(cascade_avx512vl);
+
+static inline void cascade_in_passes(const cascade_fixed_fn *fixed, const double *co, double *st, size_t sections,
+                                     float *left, float *right, size_t frames) {
     size_t vectors = (sections + 1) / 2;
-    switch (vectors) {
-    case 1: cascade_avx2_1(co, st, left, right, frames); return;
-    case 2: cascade_avx2_2(co, st, left, right, frames); return;
-    case 3: cascade_avx2_3(co, st, left, right, frames); return;
-    case 4: cascade_avx2_4(co, st, left, right, frames); return;
-    case 5: cascade_avx2_5(co, st, left, right, frames); return;
-    case 6: cascade_avx2_6(co, st, left, right, frames); return;
-    case 7: cascade_avx2_7(co, st, left, right, frames); return;
-    case 8: cascade_avx2_8(co, st, left, right, frames); return;
-    default:
-        // Longer cascades: runs of at most 16 vectors, one after another (each drains fully).
-        while (vectors > 0) {
-            size_t run = vectors > TIMBRE_MAX_VECTORS ? TIMBRE_MAX_VECTORS : vectors;
-            cascade_avx2_body(co, st, run, 1, left, right, frames);
-            co += 20 * run; st += 8 * run; vectors -= run;
-        }
+    while (vectors > 0) {
+        size_t run = vectors > TIMBRE_MAX_VECTORS ? TIMBRE_MAX_VECTORS : vectors;
+        fixed[run](co, st, left, right, frames);
+        co += 20 * run; st += 8 * run; vectors -= run;
     }
+}
+
+static void cascade_avx2(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+    cascade_in_passes(cascade_avx2_fixed, co, st, sections, left, right, frames);
+}
+
+static void cascade_avx512vl(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
+    cascade_in_passes(cascade_avx512vl_fixed, co, st, sections, left, right, frames);
 }
 #endif
 
@@ -184,7 +203,10 @@ __attribute__((constructor))
 static void choose_cascade_kernel(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !timbre_avx2_disabled()) cascade_impl = cascade_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !timbre_avx2_disabled()) {
+        cascade_impl = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && !timbre_avx512_disabled()
+            ? cascade_avx512vl : cascade_avx2;
+    }
 #endif
 }
 
@@ -199,3 +221,24 @@ void timbre_cascade_process_portable(const double *coefficients, double *state, 
 }
 
 int timbre_cascade_uses_avx2(void) { return cascade_impl != cascade_portable; }
+
+int timbre_cascade_kernel(void) {
+#if defined(__x86_64__)
+    if (cascade_impl == cascade_avx512vl) return 2;
+    if (cascade_impl == cascade_avx2) return 1;
+#endif
+    return 0;
+}
+
+int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
+    if (kernel == 0) { timbre_cascade_process_portable(coefficients, state, sections, left, right, frames); return 1; }
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0;
+    if (kernel == 2 && !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))) return 0;
+    if (kernel != 1 && kernel != 2) return 0;
+    if (sections > 0 && frames > 0) (kernel == 2 ? cascade_avx512vl : cascade_avx2)(coefficients, state, sections, left, right, frames);
+    return 1;
+#else
+    return 0;
+#endif
+}

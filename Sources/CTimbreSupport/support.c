@@ -16,6 +16,11 @@ void timbre_restore_mxcsr(unsigned int mxcsr) { (void)mxcsr; }
 int timbre_ftz_daz_enabled(void) { return 0; }
 #endif
 
+int timbre_avx512_disabled(void) {
+    const char *v = getenv("TIMBRE_NO_AVX512");
+    return v != NULL && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');
+}
+
 int timbre_avx2_disabled(void) {
     const char *v = getenv("TIMBRE_NO_AVX2");
     return v != NULL && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');

@@ -275,6 +275,8 @@ public enum OfflineRenderer {
                                              dither: request.dither && !(request.ditherOnlyWhenProcessed && passesThrough))
             } catch { throw .file(error) }
         }
+        // Encoding and writing run on a second thread, overlapping the processing of the next blocks.
+        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.blockFrames) }
         let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
 
         let previousMXCSR = DenormalGuard.enable()
@@ -330,7 +332,7 @@ public enum OfflineRenderer {
                 }
                 ownTruePeak?.process(outView, frameCount: kept)
                 analyzer?.process(outView, frameCount: kept)
-                try writer?.write(outView, frameCount: kept)
+                try output?.write(outView, frameCount: kept)
                 frames += Int64(kept)
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
@@ -339,9 +341,9 @@ public enum OfflineRenderer {
                 throw AudioFileError(path: request.inputPaths.first ?? presetName,
                                      leadIn > 0 ? "the players end before --start \(request.start!)" : "contains no audio frames")
             }
-            try writer?.commit()
+            try output?.commit()
         } catch {
-            writer?.abort()
+            output?.abort()
             throw .file(error)
         }
         return RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,

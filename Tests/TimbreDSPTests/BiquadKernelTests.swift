@@ -12,9 +12,10 @@ import TimbreTestSupport
         FilterDesign(type: .highShelf, frequencyHz: 9000, gainDB: -4, q: 0.7),
     ].flatMap { $0.sections(sampleRate: 48000) }
 
-    func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int], portable: Bool = false) -> [[Float]] {
-        let kernel = BiquadCascade(sections: sections, channelCount: channels.count)
-        defer { kernel.deallocate() }
+    /// Runs `channels` through `sections` in `blocks`; `kernel` nil: the dispatched one.
+    func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int], kernel: BiquadCascade.Kernel? = nil) -> [[Float]] {
+        let cascade = BiquadCascade(sections: sections, channelCount: channels.count), choice = kernel
+        defer { cascade.deallocate() }
         var data = channels
         let n = channels[0].count
         var start = 0, b = 0
@@ -24,7 +25,7 @@ import TimbreTestSupport
             for c in 0..<data.count {
                 ptrs.append(data[c].withUnsafeMutableBufferPointer { $0.baseAddress! } + start)
             }
-            if portable { kernel.processPortable(&ptrs, frameCount: len) } else { kernel.process(&ptrs, frameCount: len) }
+            if let choice { cascade.process(&ptrs, frameCount: len, kernel: choice) } else { cascade.process(&ptrs, frameCount: len) }
             start += len; b += 1
         }
         return data
@@ -47,10 +48,11 @@ import TimbreTestSupport
         }
     }
 
-    /// Both paths — the one dispatched on this CPU (the AVX2+FMA wavefront where available)
-    /// and the portable loop — against the Double reference, for cascades of odd length (one
-    /// identity pad), of 11 sections (a high-pass and ten bells), and longer than one
-    /// wavefront run (40 sections: runs of 16 vectors one after another), mono to 3 channels.
+    /// Every kernel this CPU runs — the portable loop, the AVX2+FMA wavefront, and the same with
+    /// AVX-512VL's 32 registers where available — against the Double reference, for cascades
+    /// of odd length (one identity pad), of 11 sections (a high-pass and ten bells), of 17, and
+    /// longer than one wavefront pass (40 sections: passes of 16 vectors one after another),
+    /// mono to 3 channels.
     @Test(arguments: [1, 3, 11, 17, 40])
     func bothPathsMatchTheReference(sectionCount: Int) {
         let designs = (0..<sectionCount).map { k in
@@ -59,28 +61,37 @@ import TimbreTestSupport
         let sections = designs.flatMap { $0.sections(sampleRate: 48000) }
         for channelCount in [1, 2, 3] {
             let input = (0..<channelCount).map { Reference.noise(count: 6000, seed: UInt64(40 + $0)) }
-            for portable in [false, true] {
-                let out = process(input, sections, blocks: [333], portable: portable)
+            for kernel in BiquadCascade.availableKernels {
+                let out = process(input, sections, blocks: [333], kernel: kernel)
                 for c in 0..<channelCount {
                     let ref = Reference.directFormI(input[c], sections)
                     let rms = (ref.reduce(0) { $0 + $1 * $1 } / Double(ref.count)).squareRoot()
                     var worst = 0.0
                     for n in 0..<ref.count { worst = max(worst, abs(Double(out[c][n]) - ref[n])) }
                     #expect(worst / rms <= Tolerance[.kernelVsScalarReference].limit,
-                            "\(sectionCount) sections, \(channelCount) ch, channel \(c), \(portable ? "portable" : "dispatched"): worst \(worst / rms) of RMS")
+                            "\(sectionCount) sections, \(channelCount) ch, channel \(c), \(kernel): worst \(worst / rms) of RMS")
                 }
             }
         }
-        if sectionCount == 11 { print("Biquad cascade: dispatched path is \(BiquadCascade.usesAVX2 ? "the AVX2+FMA wavefront" : "the portable loop (no AVX2+FMA)")") }
+        if sectionCount == 11 {
+            print("Biquad cascade: kernels here \(BiquadCascade.availableKernels.map(\.description)), dispatched: \(BiquadCascade.kernel)")
+        }
     }
 
-    /// The portable path is bit-identical across block splits too (it is the path on CPUs
-    /// without AVX2+FMA).
-    @Test func portableBlockSplitsAreBitIdentical() {
+    /// Every kernel is bit-identical across block splits (each is the path on some CPU), for
+    /// a short cascade and one of 20 sections (two wavefront passes).
+    @Test func everyKernelIsBitIdenticalAcrossBlockSplits() {
         let input = [Reference.noise(count: 5000, seed: 4), Reference.noise(count: 5000, seed: 5), Reference.noise(count: 5000, seed: 6)]
-        let whole = process(input, Self.sections, blocks: [5000], portable: true)
-        for blocks in [[1], [17], [256], [1, 7, 300, 2]] {
-            #expect(process(input, Self.sections, blocks: blocks, portable: true) == whole, "blocks \(blocks)")
+        let long = (0..<20).flatMap { k in
+            FilterDesign(type: .peak, frequencyHz: 40 * pow(1.4, Double(k)), gainDB: k % 2 == 0 ? 2 : -3, q: 1).sections(sampleRate: 48000)
+        }
+        for kernel in BiquadCascade.availableKernels {
+            for sections in [Self.sections, long] {
+                let whole = process(input, sections, blocks: [5000], kernel: kernel)
+                for blocks in [[1], [17], [256], [1, 7, 300, 2]] {
+                    #expect(process(input, sections, blocks: blocks, kernel: kernel) == whole, "\(kernel), \(sections.count) sections, blocks \(blocks)")
+                }
+            }
         }
     }
 

@@ -36,8 +36,17 @@ void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x
 void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
 /// The portable path, always (tests compare the dispatched one with it).
 void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
-/// 1 when `timbre_cascade_process` runs the AVX2+FMA wavefront.
+/// 1 when `timbre_cascade_process` runs an AVX2+FMA wavefront.
 int timbre_cascade_uses_avx2(void);
+/// The kernel `timbre_cascade_process` runs: 0 portable, 1 AVX2+FMA (16 registers),
+/// 2 AVX2+FMA with AVX-512VL's 32 registers (chosen when the CPU has it and TIMBRE_NO_AVX512
+/// is not set).
+int timbre_cascade_kernel(void);
+/// Runs kernel `kernel` (as numbered above) whatever was chosen; returns 0, doing nothing,
+/// when this CPU cannot run it. For tests and benchmarks.
+int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
+/// True when TIMBRE_NO_AVX512 is set (to anything but "" or "0"): the AVX-512VL kernels are declined.
+int timbre_avx512_disabled(void);
 /// 1 when timbre_true_peak_block runs its AVX2+FMA loop (chosen at load).
 int timbre_true_peak_uses_avx2(void);
 

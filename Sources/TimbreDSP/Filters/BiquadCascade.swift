@@ -14,8 +14,9 @@ import CTimbreSupport
 ///
 /// The loop is C (`timbre_cascade_process`, chosen once at load time): on CPUs with AVX2+FMA a
 /// wavefront in which section k works on frame t − k while section k+1 works on frame t − k − 1,
-/// so the sections run in parallel (two sections × two channels per 256-bit vector); elsewhere a
-/// portable frame-by-frame loop. Both keep the state in one layout and drain at every block end:
+/// so the sections run in parallel (two sections × two channels per 256-bit vector) — with the
+/// 32 vector registers of AVX-512VL when the CPU has them (the same arithmetic, fewer loads);
+/// elsewhere a portable frame-by-frame loop. See ``Kernel``. Both keep the state in one layout and drain at every block end:
 /// no latency, and output bit-identical across block sizes on a given path (the paths differ
 /// by FMA rounding only). Sections are padded to an even count with identity sections.
 ///
@@ -119,17 +120,47 @@ public struct BiquadCascade {
         }
     }
 
-    /// ``process(_:frameCount:)`` on the portable path whatever the CPU (for tests and benchmarks).
-    public func processPortable(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    /// The loops `process` can run; ``kernel`` is the one chosen on this CPU at load time.
+    public enum Kernel: Int32, CaseIterable, Sendable, CustomStringConvertible {
+        /// Frame by frame through the sections (SSE2 on x86-64, plain Double elsewhere).
+        case portable = 0
+        /// The AVX2+FMA wavefront with 16 vector registers.
+        case avx2 = 1
+        /// The AVX2+FMA wavefront using AVX-512VL's 32 vector registers (`TIMBRE_NO_AVX512=1`
+        /// declines it).
+        case avx512vl = 2
+
+        public var description: String {
+            switch self {
+            case .portable: "portable"
+            case .avx2: "AVX2+FMA"
+            case .avx512vl: "AVX2+FMA with AVX-512VL registers"
+            }
+        }
+    }
+
+    /// The kernel ``process(_:frameCount:)`` runs on this CPU (`TIMBRE_NO_AVX2=1` forces `.portable`).
+    public static var kernel: Kernel { Kernel(rawValue: timbre_cascade_kernel()) ?? .portable }
+
+    /// The kernels this CPU can run, whatever was chosen (tests compare them all).
+    public static var availableKernels: [Kernel] {
+        var coefficient: Double = 0, state: Double = 0
+        return Kernel.allCases.filter { timbre_cascade_process_with($0.rawValue, &coefficient, &state, 0, nil, nil, 0) != 0 }
+    }
+
+    /// ``process(_:frameCount:)`` with the given kernel whatever was chosen (for tests and
+    /// benchmarks; one of ``availableKernels``).
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, kernel: Kernel) {
         if sectionCount == 0 || frameCount == 0 { return }
         var c = 0
         while c < channelCount {
             let right: UnsafeMutablePointer<Float>? = c + 1 < channelCount ? channels[c + 1] : nil
-            timbre_cascade_process_portable(coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
+            let ran = timbre_cascade_process_with(kernel.rawValue, coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
+            precondition(ran != 0, "BiquadCascade: the \(kernel) kernel cannot run on this CPU")
             c += 2
         }
     }
 
-    /// Whether ``process(_:frameCount:)`` runs the AVX2+FMA wavefront on this CPU.
+    /// Whether ``process(_:frameCount:)`` runs an AVX2+FMA wavefront on this CPU.
     public static var usesAVX2: Bool { timbre_cascade_uses_avx2() != 0 }
 }
