@@ -232,24 +232,35 @@ public enum MatchedDesign {
 
     /// The grid ``worstErrorDB(_:_:omega0:sampleRate:correction:wholeBand:)`` judges on, with
     /// the target levels computed once (an iterative fit judges dozens of candidates on it).
+    ///
+    /// A candidate's level comes from its power representation, no trigonometry per candidate:
+    /// |b0 + b1 z⁻¹ + b2 z⁻²|² = (b0+b1+b2)²·φ0 + (b0−b1+b2)²·φ1 − 4·b0·b2·φ2 with
+    /// φ1 = sin²(ω/2), φ0 = 1 − φ1, φ2 = 4·φ0·φ1 (Vicanek, "Matched Second Order Digital
+    /// Filters", 2016, eq. 3), which also keeps its precision at low ω where 1 + a1·cos ω + …
+    /// cancels. The worst |dB| is the log of the worst level ratio, taken once.
     struct JudgingGrid {
-        let omegas: [Double]
-        /// Target level at each ω, dB, floored at −100.
+        /// (φ0, φ1, φ2) at each ω.
+        let phis: [(Double, Double, Double)]
+        /// Target power at each ω, floored at −100 dB.
         let wants: [Double]
 
         init(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double, correction: ((Double) -> Double)?, wholeBand: Bool) {
-            omegas = MatchedDesign.grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
-            wants = omegas.map { w in max(-100, 10 * log10(prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1))) }
+            let omegas = MatchedDesign.grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
+            phis = omegas.map(MatchedDesign.phi)
+            wants = omegas.map { w in max(1e-10, prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1)) }
         }
 
         func worstErrorDB(_ c: BiquadCoefficients) -> Double {
-            var worst = 0.0
-            for (w, want) in zip(omegas, wants) {
-                let r = c.response(omega: w)
-                let got = max(-100, 10 * log10(r.re * r.re + r.im * r.im))
-                worst = max(worst, abs(got - want))
+            let bSum = c.b0 + c.b1 + c.b2, bAlt = c.b0 - c.b1 + c.b2
+            let aSum = 1 + c.a1 + c.a2, aAlt = 1 - c.a1 + c.a2
+            let (b0, b1, b2) = (bSum * bSum, bAlt * bAlt, -4 * c.b0 * c.b2)
+            let (a0, a1, a2) = (aSum * aSum, aAlt * aAlt, -4 * c.a2)
+            var worst = 1.0
+            for (p, want) in zip(phis, wants) {
+                let got = max(1e-10, (b0 * p.0 + b1 * p.1 + b2 * p.2) / (a0 * p.0 + a1 * p.1 + a2 * p.2))
+                worst = max(worst, got / want, want / got)
             }
-            return worst
+            return 10 * log10(worst)
         }
     }
 
