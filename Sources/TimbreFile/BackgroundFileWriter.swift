@@ -4,7 +4,8 @@ import Foundation
 /// (interleaving, dither, quantisation, libsndfile, the kernel's page-cache copy) overlap with
 /// the processing of the next blocks instead of following it — the disk thread of a DAW's
 /// export, on the second core. Output is byte-for-byte what the writer alone writes: the
-/// blocks reach it in order, unchanged.
+/// blocks reach it in order, unchanged. The render's output analysis (peaks, loudness) can ride
+/// along: `analyse` sees every block on the thread just before it is written.
 ///
 /// Blocks are gathered into slots of at least 16,384 frames (one hand-over, one wake-up of the
 /// thread per slot, not per block) in a ring of `depth` slots; ``write(_:frameCount:)`` waits
@@ -14,6 +15,9 @@ import Foundation
 public final class BackgroundFileWriter: @unchecked Sendable {
     /// The writer the thread feeds (its `clippedSamples` are final after ``commit()``).
     public let writer: SoundFileWriter
+    /// Called on the thread with each gathered run of frames, in order, before it is written.
+    public typealias Analysis = (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frameCount: Int) -> Void
+    private let analyse: Analysis?
     private let channelCount: Int
     private let slotFrames: Int
     private let depth: Int
@@ -33,9 +37,11 @@ public final class BackgroundFileWriter: @unchecked Sendable {
     private var ended = false
 
     /// Starts the thread. `blockFrames` is the largest block `write` will be given; `depth`
-    /// slots are kept (memory: depth × channels × max(blockFrames, 16,384) floats).
-    public init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4) {
+    /// slots are kept (memory: depth × channels × max(blockFrames, 16,384) floats). What
+    /// `analyse` accumulates is complete once ``commit()`` or ``abort()`` returns.
+    public init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
         self.writer = writer
+        self.analyse = analyse
         channelCount = writer.channelCount
         slotFrames = max(blockFrames, 16_384)
         self.depth = depth
@@ -68,6 +74,7 @@ public final class BackgroundFileWriter: @unchecked Sendable {
             lock.lock(); let failed = failure != nil; lock.unlock()
             if !failed {
                 for c in 0..<channelCount { pointers[c] = slot(tail, channel: c) }
+                analyse?(pointers, n)
                 do { try writer.write(pointers, frameCount: n) } catch {
                     lock.lock(); failure = error; lock.unlock()
                 }

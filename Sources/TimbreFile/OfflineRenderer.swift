@@ -275,8 +275,6 @@ public enum OfflineRenderer {
                                              dither: request.dither && !(request.ditherOnlyWhenProcessed && passesThrough))
             } catch { throw .file(error) }
         }
-        // Encoding and writing run on a second thread, overlapping the processing of the next blocks.
-        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.blockFrames) }
         let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
 
         let previousMXCSR = DenormalGuard.enable()
@@ -300,6 +298,17 @@ public enum OfflineRenderer {
         // The summary's true peak: the loudness analyser's when metering (not measured twice).
         let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: outputRate, channelCount: outCount) : nil
         defer { ownTruePeak?.deallocate() }
+        let analyse: BackgroundFileWriter.Analysis = { view, count in
+            for c in 0..<outCount {
+                let p = view[c]
+                for i in 0..<count { peak = max(peak, abs(p[i])) }
+            }
+            ownTruePeak?.process(view, frameCount: count)
+            analyzer?.process(view, frameCount: count)
+        }
+        // Analysis, encoding and writing run on a second thread, overlapping the processing of
+        // the next blocks (a measurement alone analyses here).
+        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.blockFrames, analyse: analyse) }
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
         // are dropped and as many silent frames fed after the input, so the output lines up
         // with the input and has its length.
@@ -326,13 +335,7 @@ public enum OfflineRenderer {
                 let kept = n - dropped
                 if kept == 0 { continue }
                 for c in 0..<outCount { outView[c] = outPtrs[c] + dropped }
-                for c in 0..<outCount {
-                    let p = outView[c]
-                    for i in 0..<kept { peak = max(peak, abs(p[i])) }
-                }
-                ownTruePeak?.process(outView, frameCount: kept)
-                analyzer?.process(outView, frameCount: kept)
-                try output?.write(outView, frameCount: kept)
+                if let output { try output.write(outView, frameCount: kept) } else { analyse(outView, kept) }
                 frames += Int64(kept)
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
