@@ -46,10 +46,7 @@ public struct GainKernel: Sendable {
                 }
             }
         } else {
-            for c in 0..<channelCount {
-                let p = channels[c]
-                for n in 0..<frameCount { p[n] *= ramp.value(at: n) }
-            }
+            for c in 0..<channelCount { ramp.scale(channels[c], count: frameCount) }
         }
         ramp.advance(by: frameCount)
     }

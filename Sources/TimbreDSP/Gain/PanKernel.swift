@@ -56,14 +56,11 @@ public struct PanKernel: Sendable {
         let l = channels[0], r = channels[1]
         switch mode {
         case .monoToStereo:
-            for n in 0..<frameCount {
-                let x = l[n]
-                l[n] = x * left.value(at: n); r[n] = x * right.value(at: n)
-            }
+            right.scale(from: l, into: r, count: frameCount)
+            left.scale(l, count: frameCount)
         case .stereoBalance:
-            for n in 0..<frameCount {
-                l[n] *= left.value(at: n); r[n] *= right.value(at: n)
-            }
+            left.scale(l, count: frameCount)
+            right.scale(r, count: frameCount)
         }
         left.advance(by: frameCount); right.advance(by: frameCount)
     }

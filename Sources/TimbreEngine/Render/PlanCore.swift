@@ -71,7 +71,7 @@ public struct PlanCore {
                         k.process(at, frameCount: n)
                         for c in 0..<channels {
                             let w = at[c], d = dry[c]
-                            for j in 0..<n { w[j] = d[j] + (w[j] - d[j]) * fadeIn[i].value(at: j) }
+                            fadeIn[i].crossfade(from: d, to: w, into: w, count: n)
                         }
                         fadeIn[i].advance(by: n)
                     } else {
@@ -92,10 +92,7 @@ public struct PlanCore {
                 case .clear(let count):
                     for c in 0..<count { let w = at[c]; for j in 0..<n { w[j] = 0 } }
                 case .mix(let to, let count, var gain):
-                    for c in 0..<count {
-                        let src = at[c], dst = work[to + c]
-                        for j in 0..<n { dst[j] += src[j] * gain.value(at: j) }
-                    }
+                    for c in 0..<count { gain.accumulate(from: at[c], into: work[to + c], count: n) }
                     gain.advance(by: n)
                     nodes[i] = .mix(to: to, count: count, gain: gain)
                 case .analysis(let k):

@@ -97,14 +97,11 @@ public struct RealtimeRenderer: @unchecked Sendable {
             let oldChannels = old.pointee.outputChannelCount
             let length = s.pointee.fadeFrames
             let start = s.pointee.fadePosition
+            // 0 → 1 over the fade, `start` frames in.
+            let fade = LinearRamp(start: 0, target: 1, length: length, position: start)
             for c in 0..<s.pointee.outputChannelCount {
                 let a = s.pointee.oldOut[min(c, oldChannels - 1)], b = s.pointee.newOut[min(c, newChannels - 1)]
-                let dst = output[c] + offset
-                for i in 0..<n {
-                    let k = start + i
-                    let t: Float = k >= length ? 1 : Float(k) / Float(length)
-                    dst[i] = a[i] + (b[i] - a[i]) * t
-                }
+                fade.crossfade(from: a, to: b, into: output[c] + offset, count: n)
             }
             s.pointee.fadePosition = start + n
             if s.pointee.fadePosition >= length {
