@@ -151,6 +151,71 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
 #undef STORE_S2
 }
 
+// Several stereo pairs through one short cascade in the same wavefront loop ("lanes across
+// channels"): with one or two vectors the loop is bound by the recurrence's latency (two
+// dependent FMAs per step, 8 cycles) while the FMA units idle, so P independent pairs side by
+// side fill them (4 pairs × 1 vector: ~4× the frames per cycle). Each pair sees exactly the
+// operations of the single-pair loop above, in the same order: the output is bit-identical
+// to running the pairs one after another. s1, y and s2 of every pair stay in registers.
+__attribute__((target("avx2,fma"), always_inline))
+static inline void cascade_pairs_body(const double *co, double *st, const size_t V, const size_t P,
+                                      float *const *channels, size_t frames) {
+    __m256d s1[4][2], y[4][2], s2[4][2];
+    _Pragma("clang loop unroll(full)")
+    for (size_t p = 0; p < P; p++) {
+        _Pragma("clang loop unroll(full)")
+        for (size_t v = 0; v < V; v++) {
+            s1[p][v] = _mm256_loadu_pd(st + 8 * (p * V + v)); s2[p][v] = _mm256_loadu_pd(st + 8 * (p * V + v) + 4);
+            y[p][v] = _mm256_setzero_pd();
+        }
+    }
+    const size_t depth = 2 * V - 1;
+    const size_t steps = frames + depth;
+    for (size_t t = 0; t < steps; t++) {
+        const int steady = t >= depth && t < frames;
+        _Pragma("clang loop unroll(full)")
+        for (size_t p = 0; p < P; p++) {
+            const float *left = channels[2 * p], *right = channels[2 * p + 1];
+            double inL = t < frames ? left[t] : 0, inR = t < frames ? right[t] : 0;
+            __m256d prev = _mm256_set_pd(inR, inL, inR, inL);
+            _Pragma("clang loop unroll(full)")
+            for (size_t v = 0; v < V; v++) {
+                const double *c = co + 20 * v;
+                __m256d x = _mm256_permute2f128_pd(prev, y[p][v], 0x21);
+                prev = y[p][v];
+                __m256d out = _mm256_fmadd_pd(_mm256_loadu_pd(c), x, s1[p][v]);
+                __m256d n1 = _mm256_fnmadd_pd(_mm256_loadu_pd(c + 12), out, _mm256_fmadd_pd(_mm256_loadu_pd(c + 4), x, s2[p][v]));
+                __m256d n2 = _mm256_fnmadd_pd(_mm256_loadu_pd(c + 16), out, _mm256_mul_pd(_mm256_loadu_pd(c + 8), x));
+                if (steady) {
+                    s1[p][v] = n1; s2[p][v] = n2;
+                } else {
+                    size_t k0 = 2 * v, k1 = 2 * v + 1;
+                    int lo = t >= k0 && t - k0 < frames, hi = t >= k1 && t - k1 < frames;
+                    __m256d keep = _mm256_castsi256_pd(_mm256_set_epi64x(hi ? -1 : 0, hi ? -1 : 0, lo ? -1 : 0, lo ? -1 : 0));
+                    s1[p][v] = _mm256_blendv_pd(s1[p][v], n1, keep);
+                    s2[p][v] = _mm256_blendv_pd(s2[p][v], n2, keep);
+                }
+                y[p][v] = out;
+            }
+        }
+        if (t >= depth) {
+            _Pragma("clang loop unroll(full)")
+            for (size_t p = 0; p < P; p++) {
+                __m128d last = _mm256_extractf128_pd(y[p][V - 1], 1);
+                channels[2 * p][t - depth] = (float)_mm_cvtsd_f64(last);
+                channels[2 * p + 1][t - depth] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(last, last));
+            }
+        }
+    }
+    _Pragma("clang loop unroll(full)")
+    for (size_t p = 0; p < P; p++) {
+        _Pragma("clang loop unroll(full)")
+        for (size_t v = 0; v < V; v++) {
+            _mm256_storeu_pd(st + 8 * (p * V + v), s1[p][v]); _mm256_storeu_pd(st + 8 * (p * V + v) + 4, s2[p][v]);
+        }
+    }
+}
+
 // Instantiations with V a constant (the loops over vectors unroll fully, so s1, y and s2 can
 // live in registers). Two families:
 //  - avx2: AVX2+FMA, 16 ymm registers; s2 goes through memory beyond 3 vectors (see above).
@@ -186,6 +251,22 @@ static inline void cascade_in_passes(const cascade_fixed_fn *fixed, const double
     }
 }
 
+// Pairs side by side (see cascade_pairs_body): 1 vector × 2–4 pairs, 2 vectors × 2 pairs.
+typedef void (*cascade_pairs_fn)(const double *, double *, float *const *, size_t);
+#define TIMBRE_CASCADE_PAIRS(V, P) \
+    __attribute__((target("avx2,fma"))) static void cascade_avx2_pairs_##V##_##P(const double *co, double *st, float *const *ch, size_t f) { \
+        cascade_pairs_body(co, st, V, P, ch, f); } \
+    __attribute__((target("avx2,fma,avx512f,avx512vl"))) static void cascade_avx512vl_pairs_##V##_##P(const double *co, double *st, float *const *ch, size_t f) { \
+        cascade_pairs_body(co, st, V, P, ch, f); }
+TIMBRE_CASCADE_PAIRS(1, 2) TIMBRE_CASCADE_PAIRS(1, 3) TIMBRE_CASCADE_PAIRS(1, 4) TIMBRE_CASCADE_PAIRS(2, 2)
+// [vectors - 1][pairs]: the widest instantiation for a cascade of 1 or 2 vectors.
+static const cascade_pairs_fn cascade_avx2_pairs[2][5] = {
+    { NULL, NULL, cascade_avx2_pairs_1_2, cascade_avx2_pairs_1_3, cascade_avx2_pairs_1_4 },
+    { NULL, NULL, cascade_avx2_pairs_2_2, NULL, NULL } };
+static const cascade_pairs_fn cascade_avx512vl_pairs[2][5] = {
+    { NULL, NULL, cascade_avx512vl_pairs_1_2, cascade_avx512vl_pairs_1_3, cascade_avx512vl_pairs_1_4 },
+    { NULL, NULL, cascade_avx512vl_pairs_2_2, NULL, NULL } };
+
 static void cascade_avx2(const double *co, double *st, size_t sections, float *left, float *right, size_t frames) {
     cascade_in_passes(cascade_avx2_fixed, co, st, sections, left, right, frames);
 }
@@ -197,7 +278,8 @@ static void cascade_avx512vl(const double *co, double *st, size_t sections, floa
 
 // Both take the real section count (the portable loop skips the identity pad; the wavefront
 // runs whole vectors).
-static void (*cascade_impl)(const double *, double *, size_t, float *, float *, size_t) = cascade_portable;
+typedef void (*cascade_fn)(const double *, double *, size_t, float *, float *, size_t);
+static cascade_fn cascade_impl = cascade_portable;
 
 __attribute__((constructor))
 static void choose_cascade_kernel(void) {
@@ -230,15 +312,49 @@ int timbre_cascade_kernel(void) {
     return 0;
 }
 
-int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
-    if (kernel == 0) { timbre_cascade_process_portable(coefficients, state, sections, left, right, frames); return 1; }
+// Every channel: stereo pairs (state `vectors × 8` doubles each, one after another), then an
+// odd last channel alone. On the wavefront kernels, cascades of one or two vectors run up to
+// four pairs side by side.
+static void cascade_channels(cascade_fn one, const cascade_pairs_fn (*pairs)[5], const double *co, double *st, size_t sections,
+                             float *const *channels, size_t channelCount, size_t frames) {
+    const size_t vectors = (sections + 1) / 2, stride = vectors * 8, pairCount = channelCount / 2;
+    size_t p = 0;
+    if (pairs != NULL && vectors <= 2) {
+        const size_t widest = vectors == 1 ? 4 : 2;
+        while (pairCount - p >= 2) {
+            size_t take = pairCount - p < widest ? pairCount - p : widest;
+            pairs[vectors - 1][take](co, st + p * stride, channels + 2 * p, frames);
+            p += take;
+        }
+    }
+    for (; p < pairCount; p++) one(co, st + p * stride, sections, channels[2 * p], channels[2 * p + 1], frames);
+    if (channelCount % 2 == 1) one(co, st + pairCount * stride, sections, channels[channelCount - 1], NULL, frames);
+}
+
+void timbre_cascade_process_channels(const double *coefficients, double *state, size_t sections,
+                                     float *const *channels, size_t channelCount, size_t frames) {
+    if (sections == 0 || frames == 0) return;
 #if defined(__x86_64__)
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0;
-    if (kernel == 2 && !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))) return 0;
-    if (kernel != 1 && kernel != 2) return 0;
-    if (sections > 0 && frames > 0) (kernel == 2 ? cascade_avx512vl : cascade_avx2)(coefficients, state, sections, left, right, frames);
-    return 1;
+    const cascade_pairs_fn (*pairs)[5] = cascade_impl == cascade_avx512vl ? cascade_avx512vl_pairs
+                                         : cascade_impl == cascade_avx2 ? cascade_avx2_pairs : NULL;
 #else
-    return 0;
+    const cascade_pairs_fn (*pairs)[5] = NULL;
 #endif
+    cascade_channels(cascade_impl, pairs, coefficients, state, sections, channels, channelCount, frames);
+}
+
+int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections,
+                                float *const *channels, size_t channelCount, size_t frames) {
+    cascade_fn one = NULL;
+    const cascade_pairs_fn (*pairs)[5] = NULL;
+    if (kernel == 0) one = cascade_portable;
+#if defined(__x86_64__)
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const int avx512vl = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    if (kernel == 1 && avx2) { one = cascade_avx2; pairs = cascade_avx2_pairs; }
+    if (kernel == 2 && avx512vl) { one = cascade_avx512vl; pairs = cascade_avx512vl_pairs; }
+#endif
+    if (one == NULL) return 0;
+    if (sections > 0 && frames > 0) cascade_channels(one, pairs, coefficients, state, sections, channels, channelCount, frames);
+    return 1;
 }

@@ -42,9 +42,15 @@ int timbre_cascade_uses_avx2(void);
 /// 2 AVX2+FMA with AVX-512VL's 32 registers (chosen when the CPU has it and TIMBRE_NO_AVX512
 /// is not set).
 int timbre_cascade_kernel(void);
-/// Runs kernel `kernel` (as numbered above) whatever was chosen; returns 0, doing nothing,
-/// when this CPU cannot run it. For tests and benchmarks.
-int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
+/// Every channel of a cascade: `channels[0…channelCount)`, stereo pairs with their state
+/// (`vectors × 8` doubles each) one after another, an odd last channel alone; short cascades
+/// (≤ 4 sections) run up to four pairs side by side on the wavefront kernels.
+void timbre_cascade_process_channels(const double *coefficients, double *state, size_t sections,
+                                     float *const *channels, size_t channelCount, size_t frames);
+/// `timbre_cascade_process_channels` with kernel `kernel` (as numbered above) whatever was
+/// chosen; returns 0, doing nothing, when this CPU cannot run it. For tests and benchmarks.
+int timbre_cascade_process_with(int kernel, const double *coefficients, double *state, size_t sections,
+                                float *const *channels, size_t channelCount, size_t frames);
 /// True when TIMBRE_NO_AVX512 is set (to anything but "" or "0"): the AVX-512VL kernels are declined.
 int timbre_avx512_disabled(void);
 /// 1 when timbre_true_peak_block runs its AVX2+FMA loop (chosen at load).

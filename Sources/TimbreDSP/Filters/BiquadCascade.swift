@@ -110,13 +110,9 @@ public struct BiquadCascade {
     @inlinable @_noLocks
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if sectionCount == 0 || frameCount == 0 { return }
-        var c = 0
-        while c < channelCount {
-            let right: UnsafeMutablePointer<Float>? = c + 1 < channelCount ? channels[c + 1] : nil
-            _unsafePerformance {
-                timbre_cascade_process(coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
-            }
-            c += 2
+        _unsafePerformance {
+            timbre_cascade_process_channels(coefficients, state, sectionCount, UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self),
+                                            channelCount, frameCount)
         }
     }
 
@@ -145,20 +141,16 @@ public struct BiquadCascade {
     /// The kernels this CPU can run, whatever was chosen (tests compare them all).
     public static var availableKernels: [Kernel] {
         var coefficient: Double = 0, state: Double = 0
-        return Kernel.allCases.filter { timbre_cascade_process_with($0.rawValue, &coefficient, &state, 0, nil, nil, 0) != 0 }
+        return Kernel.allCases.filter { timbre_cascade_process_with($0.rawValue, &coefficient, &state, 0, nil, 0, 0) != 0 }
     }
 
     /// ``process(_:frameCount:)`` with the given kernel whatever was chosen (for tests and
     /// benchmarks; one of ``availableKernels``).
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, kernel: Kernel) {
         if sectionCount == 0 || frameCount == 0 { return }
-        var c = 0
-        while c < channelCount {
-            let right: UnsafeMutablePointer<Float>? = c + 1 < channelCount ? channels[c + 1] : nil
-            let ran = timbre_cascade_process_with(kernel.rawValue, coefficients, state + (c / 2) * vectorCount * 8, sectionCount, channels[c], right, frameCount)
-            precondition(ran != 0, "BiquadCascade: the \(kernel) kernel cannot run on this CPU")
-            c += 2
-        }
+        let ran = timbre_cascade_process_with(kernel.rawValue, coefficients, state, sectionCount,
+                                              UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self), channelCount, frameCount)
+        precondition(ran != 0, "BiquadCascade: the \(kernel) kernel cannot run on this CPU")
     }
 
     /// Whether ``process(_:frameCount:)`` runs an AVX2+FMA wavefront on this CPU.
