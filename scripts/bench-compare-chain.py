@@ -6,10 +6,15 @@ Q 1, ±1.5–3 dB) — as 11 separate Timbre nodes, as one 10-band `eq` node (wi
 as sox effects (`highpass`, `equalizer`) and as an ffmpeg filter graph (`highpass`,
 `equalizer`, one thread). Input: 60 s of stereo noise at 48 kHz, 32-bit float WAV; every tool
 writes 32-bit float WAV. Each tool's chain cost is its command minus the same tool's plain
-copy (decode + encode), per stereo frame, from each process's user CPU time (all three run single-threaded here; the
-system time is the same file I/O for copy and chain but varies by tens of ms between runs on
-a shared machine, and wall time varies more); the whole commands are wall time. Medians of interleaved runs; the ratios Timbre /
-tool are from the same run.
+copy (decode + encode), per stereo frame, from each process's CPU time, user + system (the
+sum over its threads: sox and ffmpeg run one here; Timbre runs the chain on its render thread
+and the output analysis and file writing on a second one, so its CPU time still counts all
+its work). User + system because Linux measures a thread's total run time exactly but splits
+it into user and system by sampling at the timer tick (±4 ms per run here, ±1.4 ns per
+frame); the file I/O in the system time is the same for copy and chain. The cost is the
+median over runs of each run's chain-minus-copy difference (the two are interleaved, so slow
+drift of a shared machine cancels). The whole commands are wall time — where Timbre's second
+thread shows. Medians of interleaved runs; the ratios Timbre / tool are from the same run.
 
 Usage: bench-compare-chain.py path/to/timbre [runs]
 """
@@ -59,14 +64,14 @@ commands = {
                                    "-c:a", "pcm_f32le", out], None),
 }
 def timed(argv, env):
-    """Wall seconds and user CPU seconds of one run."""
+    """Wall seconds and CPU seconds (user + system, all threads) of one run."""
     t = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     if status != 0:
         raise SystemExit(f"{argv[0]} failed (status {status})")
-    return wall, usage.ru_utime
+    return wall, usage.ru_utime + usage.ru_stime
 
 walls = {k: [] for k in commands}
 cpus = {k: [] for k in commands}
@@ -78,7 +83,8 @@ med = {k: statistics.median(v) for k, v in walls.items()}
 cpu = {k: statistics.median(v) for k, v in cpus.items()}
 
 def cost(name, copy):
-    return (cpu[name] - cpu[copy]) / FRAMES * 1e9
+    """Median over runs of (command − copy) CPU seconds, in ns per stereo frame."""
+    return statistics.median(a - b for a, b in zip(cpus[name], cpus[copy])) / FRAMES * 1e9
 
 rows = [
     ("timbre hp + 10 peak nodes", "timbre copy"), ("timbre hp + eq node", "timbre copy"),
@@ -87,7 +93,7 @@ rows = [
     ("sox hp + 10 equalizers", "sox copy"), ("ffmpeg hp + 10 equalizers", "ffmpeg copy"),
 ]
 print(f"## Filter chain: high-pass + 10 bells, 60 s stereo 48 kHz float WAV (medians of {RUNS} interleaved runs)\n")
-print("| command | whole command s (wall) | × real time | user CPU s | chain cost ns / stereo frame (user CPU) |")
+print("| command | whole command s (wall) | × real time | CPU s (user + sys) | chain cost ns / stereo frame (CPU) |")
 print("|---|---|---|---|---|")
 for name, copy in rows:
     print(f"| {name} | {med[name]:.3f} | {SECONDS / med[name]:.0f}× | {cpu[name]:.3f} | {cost(name, copy):.1f} |")

@@ -136,7 +136,8 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { fixture.renderBlock() }
         benchmark.stopMeasurement()
     } setup: {
-        let f = Fixture(chainJSON: nodes[8].1)
+        // Looked up by name: an index went stale when a node was added (it measured the notch).
+        let f = Fixture(chainJSON: nodes.first { $0.0 == "eq 10 bands" }!.1)
         for _ in 0..<50 { f.renderBlock() }
         for p in f.inputStorage { p.update(repeating: 0, count: f.blockFrames) }
         for _ in 0..<2000 { f.renderBlock() }  // ~21 s of silence: state deep in the tail
