@@ -9,6 +9,7 @@
 // inside the bracket on purpose: it must die with 43, which shows the sanitizer is active.
 import CRealtimeSanitizer
 import Foundation
+import TimbreControl
 import TimbreDSP
 import TimbreEngine
 import TimbreFile
@@ -23,11 +24,12 @@ guard timbre_rtsan_available() != 0 else {
 let block = 128, blocksPerPhase = 6_000
 let input = UnsafeMutablePointer<Float>.allocate(capacity: block)
 for i in 0..<block { input[i] = sin(Float(i) * 0.05) * 0.3 }
-let outputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
-nonisolated(unsafe) let inPtrs = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 1)
-inPtrs[0] = UnsafePointer(input)
-nonisolated(unsafe) let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
-outPtrs[0] = outputs[0]; outPtrs[1] = outputs[1]
+// Up to 8 channels (the widest phase); every input channel reads the same sine.
+let outputs = (0..<8).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
+nonisolated(unsafe) let inPtrs = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 8)
+for c in 0..<8 { inPtrs[c] = UnsafePointer(input) }
+nonisolated(unsafe) let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 8)
+for c in 0..<8 { outPtrs[c] = outputs[c] }
 
 var totalBlocks = 0, totalEdits = 0
 
@@ -68,6 +70,25 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
+// Eight channels: short cascades run four stereo pairs side by side (their own C loop), the
+// 10-band EQ pair after pair, meters on every channel; band gains and a bypass edited.
+let wide = #"{"version": 1, "name": "eight channels", "chain": [{"type": "peak", "id": "pk", "frequency": 1000, "gain": 3}, {"type": "meter", "id": "m"}, {"type": "eq", "id": "eq", "bands": [{"gain": 1}, {"gain": -2}, {"gain": 3}, {"gain": -1}, {"gain": 2}, {"gain": -3}, {"gain": 1}, {"gain": 2}, {"gain": -1}, {"gain": 3}]}, {"type": "gain", "id": "g", "gain": -1}]}"#
+do {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(wide.utf8)), sampleRate: 48000, inputChannelCount: 8, outputChannelCount: 8)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { k in
+        let command: ControlCommand = switch k % 3 {
+        case 0: .set(address: "eq.bands[\(k % 10)].gain", value: Double(k % 9) - 4)
+        case 1: .set(address: "pk.gain", value: Double(k % 7) - 3)
+        default: .bypass(node: "pk", on: k % 4 == 2)
+        }
+        _ = try interpreter.perform(command)
+    }
+    print("RealtimeSanitizer (8 channels): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
+    totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
 // Players: two file players streamed by the prefetch thread while the main thread pauses,
 // plays, seeks and changes rates, loops, volumes and pans.
 let fixture = try PlayerFixture()
@@ -94,4 +115,4 @@ for _ in 0..<2_000 {
     timbre_rtsan_realtime_exit()
 }
 print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
-print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph and player presets); no violations")
+print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel and player presets); no violations")
