@@ -72,7 +72,7 @@ rtsan: deps
 ## ThreadSanitizer run of the suites where control and audio threads meet: concurrent plan
 ## swaps, edits and the render (its own build folder; release, because @_noLocks is checked
 ## only in optimised builds).
-TSAN_SUITES := LiveEngineTests|GraphTests
+TSAN_SUITES := LiveEngineTests|GraphTests|BackgroundFileWriterTests
 tsan: deps
 	$(SWIFT) build -c release --sanitize=thread --build-tests --scratch-path .build-tsan
 	$(SWIFT) test -c release --sanitize=thread --scratch-path .build-tsan --skip-build --filter '$(TSAN_SUITES)' 2>&1 | tee .build-tsan/tsan.log; \
