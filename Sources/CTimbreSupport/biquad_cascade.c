@@ -119,6 +119,13 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
                 __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);
                 prev = y[v];
                 if (!lo && !hi) continue;
+                if (lo && hi) {  // both sections inside the block: the steady step
+                    __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]);
+                    s1[v] = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, LOAD_S2(v)));
+                    STORE_S2(v, _mm256_fnmadd_pd(A2(v), out, _mm256_mul_pd(B2(v), x)));
+                    y[v] = out;
+                    continue;
+                }
                 __m256d s2 = LOAD_S2(v);
                 __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]);
                 __m256d n1 = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, s2));
