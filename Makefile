@@ -5,9 +5,11 @@ CONFIG ?= release
 BUILD_FLAGS := -c $(CONFIG)
 # Debian packages the build and the tests need (sox, libebur128 and Rubber Band's CLI are test
 # oracles, jackd2 runs JACK tests, python3-jsonschema validates presets against the JSON Schema,
-# librsvg2-bin's rsvg-convert turns plots into PNG).
+# librsvg2-bin's rsvg-convert turns plots into PNG; liblilv-dev, lv2-dev and ladspa-sdk build the
+# plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
-                python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time
+                python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time \
+                liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy
 BIN := .build/$(CONFIG)/timbre

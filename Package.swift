@@ -4,6 +4,7 @@ import PackageDescription
 // Timbre: a real-time audio effects library and host.
 // Module graph (one direction of dependency):
 //   CSndFile, CJack, CFFTW, CTimbreSupport  ->  TimbreDSP  ->  TimbreEngine  ->  TimbreFile, TimbreJack  ->  timbre
+//   CLilv, CTimbrePlugins  ->  TimbrePlugins (LV2 and LADSPA hosting; TimbreEngine sees plugins through SharedNodeStates)
 let package = Package(
     name: "Timbre",
     products: [
@@ -12,6 +13,7 @@ let package = Package(
         .library(name: "TimbreFile", targets: ["TimbreFile"]),
         .library(name: "TimbreControl", targets: ["TimbreControl"]),
         .library(name: "TimbreJack", targets: ["TimbreJack"]),
+        .library(name: "TimbrePlugins", targets: ["TimbrePlugins"]),
         .executable(name: "timbre", targets: ["timbre"]),
     ],
     dependencies: [
@@ -29,16 +31,21 @@ let package = Package(
         // libebur128: a test and benchmark oracle only (the meters are Timbre's own).
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128",
                        providers: [.apt(["libebur128-dev"])]),
+        // Plugin hosting: lilv finds and loads LV2 plugins; LADSPA is ladspa.h and dlopen.
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0",
+                       providers: [.apt(["liblilv-dev", "lv2-dev", "ladspa-sdk"])]),
+        .target(name: "CTimbrePlugins"),
         .target(name: "CTimbreSupport"),
         .target(name: "CRealtimeSanitizer"),
         .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
         .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "TimbrePlugins", dependencies: ["TimbreEngine", "CLilv", "CTimbrePlugins"]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
         .target(name: "TimbreControl", dependencies: ["TimbreEngine"]),
         .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport",
                                                    .product(name: "Atomics", package: "swift-atomics")]),
         .executableTarget(name: "timbre", dependencies: [
-            "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack",
+            "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),

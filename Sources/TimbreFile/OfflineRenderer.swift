@@ -40,6 +40,8 @@ public struct RenderRequest: Sendable {
     public var quality: ResamplerQuality
     /// The folder relative `player` file names are found in (the preset file's).
     public var presetDirectory: String?
+    /// How `plugin` nodes load (TimbrePlugins' `PluginHost.loader`); nil: a preset with one is an error.
+    public var pluginLoader: PluginLoader?
 
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
@@ -248,6 +250,7 @@ public enum OfflineRenderer {
         let plan: RenderPlan
         let shared = SharedNodeStates()
         shared.makePlayer = PlayerFeeder.factory(directory: request.presetDirectory)
+        shared.pluginLoader = request.pluginLoader
         do {
             plan = try RenderPlan(preset: preset, format: RenderFormat(
                 sampleRate: outputRate, inputChannelCount: inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), shared: shared)

@@ -54,15 +54,17 @@ public final class JackHost: @unchecked Sendable {
 
     /// Opens the client, registers `inputs`/`outputs` ports, compiles `document` at the
     /// server's rate and warms up. Call ``activate()`` to start processing.
-    /// `makePlayer`: how `player` channels get their streams (TimbreFile's `PlayerFeeder.factory`).
+    /// `makePlayer`: how `player` channels get their streams (TimbreFile's `PlayerFeeder.factory`);
+    /// `plugins`: how `plugin` nodes load (TimbrePlugins' `PluginHost.loader`).
     public init(name: String, document: JSONValue, inputs: Int, outputs: Int,
-                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil) throws {
+                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil,
+                plugins: PluginLoader? = nil) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
         let rate = Double(jack.sampleRate)
         engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: inputs, outputChannelCount: outputs,
-                                maxBlockFrames: 8192, makePlayer: makePlayer)
+                                maxBlockFrames: 8192, makePlayer: makePlayer, plugins: plugins)
         engine.warmUp()
         let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)
         for (k, p) in jack.inputPorts.enumerated() { inPorts[k] = p }

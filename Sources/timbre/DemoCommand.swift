@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TimbreEngine
+import TimbrePlugins
 import TimbreFile
 
 struct DemoCommand: ParsableCommand {
@@ -37,7 +38,9 @@ struct DemoCommand: ParsableCommand {
         print("Preset: \(p.name) (\(label))")
         for line in p.outline { print(line) }
         do {
-            let summary = try OfflineRenderer.render(RenderRequest(inputPath: inputPath, outputPath: outputPath, preset: p), presetName: label)
+            var request = RenderRequest(inputPath: inputPath, outputPath: outputPath, preset: p)
+            request.pluginLoader = PluginHost.loader
+            let summary = try OfflineRenderer.render(request, presetName: label)
             print(RenderCommand.summaryLine(summary, output: outputPath))
             let inInfo = try AudioFileInfo.scan(path: inputPath)
             print(String(format: "Input peak %.2f dBFS, output peak %.2f dBFS", inInfo.peakDBFS ?? -999, summary.peakDBFS))

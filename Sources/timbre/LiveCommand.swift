@@ -2,6 +2,7 @@ import ArgumentParser
 import Atomics
 import Foundation
 import TimbreEngine
+import TimbrePlugins
 import TimbreControl
 import TimbreFile
 import TimbreJack
@@ -55,7 +56,7 @@ struct LiveCommand: ParsableCommand {
         do {
             let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
             host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs,
-                                makePlayer: PlayerFeeder.factory(directory: directory))
+                                makePlayer: PlayerFeeder.factory(directory: directory), plugins: PluginHost.loader)
         } catch let e as PresetError {
             throw CLIError.usage("\(label): \(e)")
         } catch {

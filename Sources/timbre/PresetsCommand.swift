@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TimbreEngine
+import TimbrePlugins
 
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,7 +30,8 @@ struct PresetsCommand: ParsableCommand {
                 let (preset, _) = try PresetLoader.load(f)
                 if let sampleRate {
                     do {
-                        _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64))
+                        _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64),
+                                           shared: PluginHost.sharedStates())
                     } catch { throw CLIError.usage("\(f): \(error)") }
                 }
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TimbreDSP
 import TimbreEngine
+import TimbrePlugins
 import TimbreFile
 
 struct RenderCommand: ParsableCommand {
@@ -95,6 +96,7 @@ struct RenderCommand: ParsableCommand {
         var request = RenderRequest(inputPath: inputs.first ?? "", outputPath: output, preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil)
         request.ditherOnlyWhenProcessed = dither == "auto"
+        request.pluginLoader = PluginHost.loader
         request.inputPaths = inputs
         if let preset, FileManager.default.fileExists(atPath: preset) {
             request.presetDirectory = URL(fileURLWithPath: preset).deletingLastPathComponent().path

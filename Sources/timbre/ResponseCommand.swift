@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TimbreDSP
 import TimbreEngine
+import TimbrePlugins
 
 struct ResponseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,7 @@ struct ResponseCommand: ParsableCommand {
         guard (8000...384000).contains(sampleRate) else { throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
         guard (16...10000).contains(points) else { throw CLIError.usage("--points \(points) is out of range (allowed 16…10000)") }
         let (p, label) = try PresetLoader.load(preset)
-        do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64)) }
+        do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), shared: PluginHost.sharedStates()) }
         catch { throw CLIError.usage("\(label): \(error)") }
         let top = min(20000, 0.49 * sampleRate)
         let freqs = (0..<points).map { 20 * pow(top / 20, Double($0) / Double(points - 1)) }
@@ -37,7 +38,7 @@ struct ResponseCommand: ParsableCommand {
             case .filter(let d): sections = d.sections(sampleRate: sampleRate)
             case .eq(let bands): sections = bands.flatMap { $0.design.sections(sampleRate: sampleRate) }
             case .gain(let g): gain = g
-            case .pan, .pitch, .analysis: break
+            case .pan, .pitch, .analysis, .plugin: break
             }
             return freqs.map { f in
                 var re = gain, im = 0.0
@@ -56,7 +57,11 @@ struct ResponseCommand: ParsableCommand {
         // Measuring nodes pass audio unchanged: no curve of their own.
         let active = p.allNodes.filter { node in
             if case .analysis = node.kind { return false }
+            if case .plugin = node.kind { return false }
             return !node.bypass
+        }
+        if p.allNodes.contains(where: { if case .plugin = $0.kind { !$0.bypass } else { false } }) {
+            FileHandle.standardError.write(Data("timbre: note: plugin nodes are left out of the computed response (render a sweep through them to measure it)\n".utf8))
         }
         let nodeCurves = active.map { Curve(name: $0.id ?? $0.path, response: response($0)) }
         var totals: [Curve] = []

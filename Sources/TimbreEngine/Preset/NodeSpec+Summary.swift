@@ -19,6 +19,9 @@ extension NodeSpec {
         case .pan(let p): return "\(id)pan \(fmt(p))" + off
         case .pitch(let st): return "\(id)pitch \(String(format: "%+.2f", st)) semitones" + off
         case .analysis(let k, _): return "\(id)\(k.rawValue) (measures, passes audio unchanged)" + off
+        case .plugin(let p):
+            let controls = p.controls.keys.sorted().map { "\($0) \(fmt(p.controls[$0]!))" }.joined(separator: ", ")
+            return "\(id)plugin \(p.source)" + (p.preset.map { " preset \($0)" } ?? "") + (controls.isEmpty ? "" : " (\(controls))") + off
         }
     }
 }

@@ -97,6 +97,8 @@ public enum NodeKind: Sendable, Equatable {
     /// A pass-through measurement: `meter` (peaks, RMS, clips, ballistics) or `loudness`
     /// (R 128 momentary, short-term, integrated, range, and the meter's values).
     case analysis(AnalysisState.Kind, spectrum: SpectrumSettings? = nil)
+    /// An LV2 or LADSPA plugin (loaded by the host: TimbrePlugins).
+    case plugin(PluginSpec)
 }
 
 /// A `spectrum` node's analyser settings.

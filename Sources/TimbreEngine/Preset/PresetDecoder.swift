@@ -297,8 +297,36 @@ public enum PresetDecoder {
             if let w = try o.optional("window") { settings.window = try w.oneOf(SpectrumWindow.self) }
             if let a = try o.optional("averaging") { settings.averagingSeconds = try a.number(in: 0...60, unit: "s") }
             kind = .analysis(.spectrum, spectrum: settings)
+        case "plugin":
+            let uri = try o.optional("uri"), ladspa = try o.optional("ladspa")
+            let source: PluginSpec.Source
+            switch (uri, ladspa) {
+            case (let u?, nil):
+                let s = try u.string()
+                guard s.contains(":"), !s.isEmpty else { throw PresetError(path: u.path, "\"\(s)\" is not a URI (an LV2 plugin's URI, as `timbre plugins` lists)") }
+                source = .lv2(uri: s)
+            case (nil, let l?):
+                let s = try l.string()
+                let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw PresetError(path: l.path, "\"\(s)\" is not \"file.so:label\" (as `timbre plugins` lists LADSPA plugins)")
+                }
+                source = .ladspa(s)
+            case (nil, nil): throw PresetError(path: path, "a plugin node needs \"uri\" (LV2) or \"ladspa\" (\"file.so:label\")")
+            default: throw PresetError(path: path, "give either \"uri\" (LV2) or \"ladspa\", not both")
+            }
+            var controls: [String: Double] = [:]
+            if let c = try o.optional("controls") {
+                guard case .object(let entries) = c.value else { throw PresetError(path: c.path, "expected an object of port symbols and values, found \(c.value.typeName) \(c.value.brief)") }
+                for (symbol, value) in entries {
+                    let field = Field(value: value, path: c.path + "." + symbol)
+                    if case .bool(let b) = value { controls[symbol] = b ? 1 : 0 } else { controls[symbol] = try field.number() }
+                }
+            }
+            let preset = try o.optional("preset")?.string()
+            kind = .plugin(PluginSpec(source: source, controls: controls, preset: preset))
         default:
-            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, pitch, meter, loudness, spectrum)")
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, pitch, meter, loudness, spectrum, plugin)")
         }
         try o.finish()
         return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)

@@ -37,10 +37,12 @@ public final class LiveEngine: @unchecked Sendable {
     /// TimbreFile's `PlayerFeeder.factory`); without it a preset with players is an error.
     public init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
                 maxBlockFrames: Int = 8192,
-                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil) throws(PresetError) {
+                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil,
+                plugins: PluginLoader? = nil) throws(PresetError) {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
         let preset = try PresetDecoder.decode(document)
         sharedStates.makePlayer = makePlayer
+        sharedStates.pluginLoader = plugins
         let registry = sharedStates
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   shared: registry)
@@ -186,7 +188,7 @@ public final class LiveEngine: @unchecked Sendable {
             }
         }
         if freed > 0 {
-            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) + $0.playerStates.map(\.key) }))
+            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) + $0.playerStates.map(\.key) + $0.pluginStates.map(\.key) }))
         }
         return freed
     }
@@ -197,6 +199,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// The streams of the `player` channels of every plan alive, by key (`player:<channel id>`).
     public var playerStates: [String: PlayerState] { sharedStates.playerStates }
+    /// The `plugin` nodes of the plans alive, by node key.
+    public var pluginStates: [String: PluginState] { sharedStates.pluginStates }
 
     /// The newest values of the `meter` and `loudness` nodes of the most recent plan, by node key.
     public var meters: JSONValue { plan.meters }

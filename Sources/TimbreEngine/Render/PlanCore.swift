@@ -103,6 +103,8 @@ public struct PlanCore {
                     d.process(at, frameCount: n)
                 case .player(let k):
                     k.process(at, frameCount: n, stamp: stamp)
+                case .plugin(let k):
+                    k.process(at, frameCount: n, stamp: stamp)
                 }
             }
             var poisoned = false

@@ -25,6 +25,8 @@ public enum RenderNode {
     case delay(DelayLine)
     /// A `player` channel's source: its stream's next frames into the channel.
     case player(PlayerKernel)
+    /// A `plugin` node: an LV2 or LADSPA plugin's instances, shared across plans.
+    case plugin(PluginKernel)
 }
 
 extension RenderNode {
@@ -33,7 +35,7 @@ extension RenderNode {
         case biquads(sections: Int, channels: Int)
         case gain
         case pan(PanKernel.Mode)
-        case copy, sine, clear, mix, analysis, pitch, player
+        case copy, sine, clear, mix, analysis, pitch, player, plugin
         case delay(frames: Int, channels: Int)
 
         /// Whether a node of this shape has state worth continuing in the next plan.
@@ -41,7 +43,7 @@ extension RenderNode {
         var carriesState: Bool {
             switch self {
             case .biquads, .gain, .pan, .sine, .mix, .delay: true
-            case .copy, .clear, .analysis, .pitch, .player: false
+            case .copy, .clear, .analysis, .pitch, .player, .plugin: false
             }
         }
     }
@@ -59,6 +61,7 @@ extension RenderNode {
         case .analysis: .analysis
         case .pitch: .pitch
         case .player: .player
+        case .plugin: .plugin
         case .delay(let d): .delay(frames: d.frames, channels: d.channelCount)
         }
     }

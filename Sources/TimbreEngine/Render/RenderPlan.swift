@@ -39,6 +39,8 @@ public final class RenderPlan {
     public let analysisStates: [(key: String, state: AnalysisState)]
     /// The shifters of this plan's `pitch` nodes, by node key (held for the same reason).
     public let pitchStates: [(key: String, state: PitchState)]
+    /// The instances of this plan's `plugin` nodes, by node key (held for the same reason).
+    public let pluginStates: [(key: String, state: PluginState)]
     /// The streams of this plan's `player` channels, by key (`player:<channel id>`).
     public let playerStates: [(key: String, state: PlayerState)]
     /// The render-side memory. Valid until this plan is deinitialised.
@@ -74,19 +76,28 @@ public final class RenderPlan {
         var analysis: [(key: String, state: AnalysisState)] = []
         var pitch: [(key: String, state: PitchState)] = []
         var players: [(key: String, state: PlayerState)] = []
+        var plugins: [(key: String, state: PluginState)] = []
         defer {  // only on throw
             for n in built {
                 if case .biquads(let k) = n { k.deallocate() }
                 if case .delay(let d) = n { d.deallocate() }
+                if case .plugin(let p) = n { p.deallocate() }
             }
         }
         let pitchLatency = PitchShifter.latencyFrames(sampleRate: fs)
-        /// The latency a chain adds (its `pitch` nodes).
-        func latency(of chain: [NodeSpec]) -> Int {
-            chain.reduce(0) { sum, node in
-                if !node.bypass, case .pitch = node.kind { return sum + pitchLatency }
-                return sum
+        /// The latency a chain adds (its `pitch` and `plugin` nodes).
+        func latency(of chain: [NodeSpec]) throws(PresetError) -> Int {
+            var sum = 0
+            for node in chain where !node.bypass {
+                switch node.kind {
+                case .pitch: sum += pitchLatency
+                case .plugin(let spec):
+                    guard let registry else { throw PresetError(path: node.path, PluginLoader.missing) }
+                    sum += try registry.latency(of: spec, path: node.path, sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                default: break
+                }
             }
+            return sum
         }
         var maxChannels = format.inputChannelCount
 
@@ -163,6 +174,11 @@ public final class RenderPlan {
                         ?? PitchState(channelCount: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames, semitones: semitones)
                     pitch.append((key, state))
                     kernel = .pitch(state.kernel, semitones: semitones)
+                case .plugin(let spec):
+                    guard let registry else { throw PresetError(path: node.path, PluginLoader.missing) }
+                    let state = try registry.pluginState(key: key, spec: spec, path: node.path, channels: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                    plugins.append((key, state))
+                    kernel = .plugin(PluginKernel(state: state, values: try state.values(for: spec.controls, path: node.path)))
                 case .pan(let p):
                     switch channels {
                     case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
@@ -175,6 +191,7 @@ public final class RenderPlan {
                 flushCascade()
                 add(kernel, key: key, base: base, channels: channels)
                 if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
+                if case .plugin(let spec) = node.kind, let state = plugins.last?.state, state.spec == spec { channels = state.outputChannelCount }
             }
             return channels
         }
@@ -193,15 +210,17 @@ public final class RenderPlan {
             let soloing = graph.channels.contains(where: \.solo)
             // Latency: each channel's path, each bus's longest input; shorter inputs are delayed.
             let groupIndex = { (ch: ChannelSpec) in ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } } }
-            let channelLatency = graph.channels.map { latency(of: $0.chain) }
+            var channelLatency: [Int] = []
+            for ch in graph.channels { channelLatency.append(try latency(of: ch.chain)) }
             var groupInput = [Int](repeating: 0, count: graph.groups.count)
             var masterInput = 0
             for (k, ch) in graph.channels.enumerated() {
                 if let g = groupIndex(ch) { groupInput[g] = max(groupInput[g], channelLatency[k]) } else { masterInput = max(masterInput, channelLatency[k]) }
             }
-            let groupLatency = graph.groups.indices.map { groupInput[$0] + latency(of: graph.groups[$0].chain) }
+            var groupLatency: [Int] = []
+            for k in graph.groups.indices { groupLatency.append(groupInput[k] + (try latency(of: graph.groups[k].chain))) }
             for l in groupLatency { masterInput = max(masterInput, l) }
-            planLatency = masterInput + latency(of: graph.master.chain)
+            planLatency = masterInput + (try latency(of: graph.master.chain))
             func compensate(_ frames: Int, key: String, base: Int) {
                 if frames > 0 { add(.delay(DelayLine(frames: frames, channelCount: 2)), key: key, base: base, channels: 2) }
             }
@@ -253,7 +272,7 @@ public final class RenderPlan {
             outputChannelCount = 2
         case .chain(let chain):
             outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "")
-            planLatency = latency(of: chain)
+            planLatency = try latency(of: chain)
         }
         latencyFrames = planLatency
         built = []  // success: the plan owns the kernels now
@@ -264,6 +283,7 @@ public final class RenderPlan {
         analysisStates = analysis
         pitchStates = pitch
         playerStates = players
+        pluginStates = plugins
 
         // State transfer map against `previous`: same key and same shape, decided from the
         // previous plan's control-side keys and shapes only (its node memory belongs to the
@@ -333,6 +353,7 @@ public final class RenderPlan {
         for node in c.nodes {
             if case .biquads(let k) = node { k.deallocate() }
             if case .delay(let d) = node { d.deallocate() }
+            if case .plugin(let p) = node { p.deallocate() }
         }
         c.nodes.deallocate()
         c.channelsIn.deallocate()
