@@ -67,6 +67,7 @@ let package = Package(
         .testTarget(name: "TimbreEngineTests", dependencies: ["TimbreEngine", "TimbreControl", "TimbreFile", "TimbreTestSupport"]),
         .testTarget(name: "TimbreControlTests", dependencies: ["TimbreControl", "TimbreTestSupport"]),
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile", "TimbreTestSupport"]),
+        .testTarget(name: "TimbrePluginsTests", dependencies: ["TimbrePlugins", "TimbreEngine", "TimbreFile", "TimbreTestSupport"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport", "CEbur128"]),
         .testTarget(name: "TimbreJackTests", dependencies: [
             "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreFile", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),

@@ -36,7 +36,7 @@ timbre_plugin_runner *timbre_plugin_runner_new(int kind, size_t instances, size_
     r->kind = kind; r->instances = instances; r->audioIn = audioIn; r->audioOut = audioOut;
     r->controlCount = controlCount; r->outputCount = outputCount; r->atomIn = atomIn; r->atomOut = atomOut;
     r->cvCount = cvCount; r->maxFrames = maxFrames;
-    r->atomCapacity = 8192;
+    r->atomCapacity = 65536;  // above what plugins ask as rsz:minimumSize (x42 fil4: 8416 bytes)
     r->sequenceType = timbre_urid_map(LV2_ATOM__Sequence);
     r->chunkType = timbre_urid_map(LV2_ATOM__Chunk);
     r->handles = calloc(instances, sizeof(void *));

@@ -117,6 +117,19 @@ public final class ControlInterpreter {
             "meters": engine.meters,
             "document": engine.document,
         ]
+        // Plugin nodes: which plugin, its latency, and how long its `run` takes per block.
+        var plugins: [String: JSONValue] = [:]
+        for (key, state) in engine.plan.pluginStates {
+            let stats = state.statistics
+            plugins[key] = .object([
+                "plugin": .string(state.spec.source.description), "name": .string(state.name),
+                "instances": .number(Double(state.instanceCount)), "latencyFrames": .number(Double(state.latencyFrames)),
+                "blocks": .number(Double(stats.blocks)),
+                "runMeanMicroseconds": .number((stats.meanMicroseconds * 100).rounded() / 100),
+                "runMaxMicroseconds": .number((stats.maxMicroseconds * 100).rounded() / 100),
+            ])
+        }
+        if !plugins.isEmpty { fields["plugins"] = .object(plugins) }
         for (k, v) in hostStatus() { fields[k] = v }
         return .object(fields)
     }

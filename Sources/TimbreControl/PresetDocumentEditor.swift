@@ -14,7 +14,8 @@ public struct PresetDocumentEditor: Sendable {
     /// `address` is `<id>.<param>` for any object with an `id` (a chain node, a graph channel
     /// or group) or `chain[i].<param>`, e.g. `presence.gain`, `eq.bands[3].frequency`,
     /// `vocals.volume`, `drums.mute`; on a player channel `backing.rate` and `backing.loops`
-    /// mean its `player.rate` and `player.loops`. Switches (`mute`, `solo`, `bypass`) take 0 or 1.
+    /// mean its `player.rate` and `player.loops`; on a `plugin` node `amp.gain` means its
+    /// `controls.gain` (the port symbol). Switches (`mute`, `solo`, `bypass`) take 0 or 1.
     public func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
         guard value.isFinite else { throw ControlError("\(address): \(value) is not a finite number") }
         let (target, rest) = try resolve(address)
@@ -33,6 +34,12 @@ public struct PresetDocumentEditor: Sendable {
                                            && doc.value(at: (target + [.key("player"), .key(k)])[...]) != nil),
            case .object? = doc.value(at: (target + [.key("player")])[...]) {
             relative = [JSONValue.PathComponent.key("player"), .key(k)]
+        }
+        // A plugin node's controls are addressed by port symbol: `amp.gain` means `controls.gain`.
+        if relative.count == 1, case .key(let k) = relative[0], k != "bypass",
+           case .string("plugin") = doc.value(at: (target + [.key("type")])[...]) {
+            if doc.value(at: (target + [.key("controls")])[...]) == nil, let d = doc.setting((target + [.key("controls")])[...], to: .object([:])) { doc = d }
+            relative = [.key("controls"), .key(k)]
         }
         let newValue: JSONValue
         if relative.count == 1, case .key(let k) = relative[0], ParameterRanges.switchParameters.contains(k) {
