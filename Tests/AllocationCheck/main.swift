@@ -9,6 +9,7 @@
 // deliberate allocation (not active).
 import Foundation
 import MallocInterposerSwift
+import TimbrePlugins
 import TimbreDSP
 import TimbreEngine
 import TimbreFile
@@ -50,6 +51,14 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
     let interpreter = EveryNodePresets.interpreter(engine)
     try measure(phase, engine, what: "plan swaps") { try EveryNodePresets.edit(interpreter, step: $0) }
+}
+// Plugins: Timbre's render path around real LV2 and LADSPA plugins (the count includes the
+// plugins' own run: these four do not allocate either), instances kept across the plan swaps.
+do {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(EveryNodePresets.plugins.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, plugins: PluginHost.loader)
+    let interpreter = EveryNodePresets.interpreter(engine)
+    try measure("plugins", engine, what: "plan swaps") { try EveryNodePresets.editPlugins(interpreter, step: $0) }
 }
 // Players: the rings are filled between measured windows (the prefetch thread's job live;
 // the counters are process-wide, so the file side must not run while measuring).

@@ -13,6 +13,7 @@ import TimbreControl
 import TimbreDSP
 import TimbreEngine
 import TimbreFile
+import TimbrePlugins
 import TimbreTestSupport
 
 let selfTest = CommandLine.arguments.contains("--self-test")
@@ -89,6 +90,21 @@ do {
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
+// Plugins (LV2 through lilv and LADSPA, real Debian plugins): eg-amp as two mono instances,
+// x42 fil4 (atom ports, parameter smoothing), x42 dpl (latency port), swh amp (LADSPA), with
+// their controls and bypasses edited concurrently (each edit recompiles the plan; the
+// instances continue). What runs in the realtime sections: Timbre's render path and the
+// plugins' run — so a plugin that allocated or locked would be reported here too.
+do {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(EveryNodePresets.plugins.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, plugins: PluginHost.loader)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let edits = try run(engine, pause: 40, interval: .microseconds(400)) { try EveryNodePresets.editPlugins(interpreter, step: $0) }
+    print("RealtimeSanitizer (plugins): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
+    totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
 // Players: two file players streamed by the prefetch thread while the main thread pauses,
 // plays, seeks and changes rates, loops, volumes and pans.
 let fixture = try PlayerFixture()
@@ -115,4 +131,4 @@ for _ in 0..<2_000 {
     timbre_rtsan_realtime_exit()
 }
 print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
-print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel and player presets); no violations")
+print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, plugin and player presets); no violations")

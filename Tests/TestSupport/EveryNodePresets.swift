@@ -34,6 +34,22 @@ public enum EveryNodePresets {
     }}
     """
 
+    /// Real Debian plugins (LV2 through lilv and LADSPA) on a mono input: eg-amp, a pan to
+    /// stereo, x42 fil4 (atom ports, parameter smoothing), a built-in bell, x42 dpl (latency
+    /// port), swh amp (LADSPA). Needs a host with `PluginHost.loader`.
+    public static let plugins = #"{"version": 1, "name": "plugins", "chain": [{"type": "plugin", "id": "amp", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}, {"type": "pan", "id": "pan"}, {"type": "plugin", "id": "eq", "uri": "http://gareus.org/oss/lv2/fil4#stereo", "controls": {"gain1": 4}}, {"type": "peak", "id": "pk", "frequency": 2000, "gain": 2}, {"type": "plugin", "id": "lim", "uri": "http://gareus.org/oss/lv2/dpl#stereo"}, {"type": "plugin", "id": "lamp", "ladspa": "amp_1181.so:amp"}]}"#
+
+    /// Step `k` of edits for ``plugins``: plugin controls by port symbol and a built-in bypass.
+    public static func editPlugins(_ interpreter: ControlInterpreter, step k: Int) throws {
+        let command: ControlCommand = switch k % 4 {
+        case 0: .set(address: "amp.gain", value: Double(k % 13) - 9)
+        case 1: .set(address: "eq.gain1", value: Double(k % 9) - 4)
+        case 2: .set(address: "lamp.amps_gain_db", value: Double(k % 7) - 3)
+        default: .bypass(node: "pk", on: k % 8 == 3)
+        }
+        _ = try interpreter.perform(command)
+    }
+
     /// A small chain to alternate with, so whole-preset loads are exercised.
     public static let alternative = #"{"version": 1, "name": "other", "chain": [{"type": "eq", "id": "eq", "bands": [{"gain": 3}]}, {"type": "pan", "id": "pan"}]}"#
 

@@ -176,6 +176,7 @@ import TimbreTestSupport
         #expect(p.terminationStatus == 0, "\(text)")
         #expect(text.contains("(chain): 10000 measured blocks of 256 frames with 100 plan swaps: 0 allocations, 0 frees"), "\(text)")
         #expect(text.contains("(graph): 10000 measured blocks of 256 frames with 100 plan swaps: 0 allocations, 0 frees"), "\(text)")
+        #expect(text.contains("(plugins): 10000 measured blocks of 256 frames with 100 plan swaps: 0 allocations, 0 frees"), "\(text)")
     }
 
     /// File players under three threads at once, as `timbre live` runs them: the audio thread

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreControl
 import TimbreEngine
 import TimbreFile
 import TimbrePlugins
@@ -130,6 +131,38 @@ import TimbreTestSupport
         #expect(engine.pluginStates["amp"] === before, "the same instance continues")
         #expect(abs(Double(y[255]) - 0.5 * pow(10, -12.0 / 20)) < 1e-5, "\(y[255])")
         #expect(before.statistics.blocks >= 40)
+    }
+
+    /// Live control as `timbre live` does it: `set amp.gain -12` goes through the interpreter
+    /// and the document editor to the plugin's `controls.gain`, a value out of the plugin's
+    /// range is refused with its range, and `status` reports the plugin's run time.
+    @Test func liveSetAndStatus() throws {
+        let engine = try LiveEngine(document: PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "plugin", "id": "amp", "uri": "\#(Self.egAmp)"}]}"#.utf8)),
+                                    sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256, plugins: PluginHost.loader)
+        let interpreter = EveryNodePresets.interpreter(engine)
+        _ = try interpreter.perform(.set(address: "amp.gain", value: -12))
+        #expect(engine.document.value(at: JSONValue.parsePath("chain[0].controls.gain")![...]) == .number(-12))
+        let x = [Float](repeating: 0.5, count: 256)
+        var y = [Float](repeating: 0, count: 256)
+        for _ in 0..<40 {
+            x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
+                var ins = [i.baseAddress!], outs = [o.baseAddress!]
+                engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
+            } }
+            engine.collectRetired()
+        }
+        #expect(abs(Double(y[255]) - 0.5 * pow(10, -12.0 / 20)) < 1e-5)
+        do {
+            _ = try interpreter.perform(.set(address: "amp.gain", value: 40))
+            Issue.record("40 dB accepted")
+        } catch { #expect("\(error)".contains("allowed -90…24"), "\(error)") }
+        let status = interpreter.status()
+        guard case .object(let fields) = status, case .object(let plugins)? = fields["plugins"], case .object(let amp)? = plugins["amp"],
+              case .number(let blocks)? = amp["blocks"], case .number(let mean)? = amp["runMeanMicroseconds"] else {
+            Issue.record("no plugin status: \(status.jsonText)"); return
+        }
+        print("status plugins: \(JSONValue.object(plugins).jsonText)")
+        #expect(blocks >= 40 && mean >= 0)
     }
 
     /// A stereo plugin on one channel, a plugin without audio, an unknown URI, a wrong symbol,
