@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "TimbrePluginsTests", dependencies: ["TimbrePlugins", "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreTestSupport"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport", "CEbur128"]),
         .testTarget(name: "TimbreJackTests", dependencies: [
-            "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreFile", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
+            "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreFile", "TimbrePlugins", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
         ]),
     ]
 )

@@ -5,6 +5,7 @@ import TimbreDSP
 import TimbreJack
 import TimbreControl
 import TimbreFile
+import TimbrePlugins
 import CJack
 import TimbreTestSupport
 
@@ -36,7 +37,8 @@ import TimbreTestSupport
 
     static func offline(_ json: String, _ input: [[Float]]) throws -> [[Float]] {
         let plan = try RenderPlan(preset: PresetDecoder.decode(Data(json.utf8)),
-                                  format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: 4096))
+                                  format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: 4096),
+                                  shared: PluginHost.sharedStates())
         let n = input[0].count
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
         let ins = input.map { arr in arr.withUnsafeBufferPointer { UnsafePointer(UnsafeMutablePointer(mutating: $0.baseAddress!)) } }
@@ -110,6 +112,35 @@ import TimbreTestSupport
         for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
         print("JACK live vs offline: worst difference \(worst) over 2 × 96000 samples")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
+    /// Plugins live: LV2 (eg-amp as two mono instances) and LADSPA (swh amp) beside built-in
+    /// nodes in `timbre live` under jackd: the recorded output equals the offline render bit for
+    /// bit, `set amp.gain` reaches the plugin, and `status` reports each plugin's run time.
+    @Test func pluginsLiveEqualOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let json = #"{"version": 1, "name": "plugins live", "chain": [{"type": "plugin", "id": "amp", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -4}}, {"type": "eq", "id": "eq", "bands": [{"frequency": 3000, "gain": 4}]}, {"type": "plugin", "id": "lamp", "ladspa": "amp_1181.so:amp", "controls": {"amps_gain_db": 2}}]}"#
+        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let signal = [Self.noise(96000, seed: 5), Self.noise(96000, seed: 6)]
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
+        let expected = try Self.offline(json, signal)
+        guard let got = Self.align(recorded, count: 96000) else { Issue.record("nothing recorded"); return }
+        var worst: Float = 0
+        for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        print("JACK live vs offline with LV2 and LADSPA plugins: worst difference \(worst) over 2 × 96000 samples")
+        #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("set amp.gain -10")
+        let status = try live.status()
+        let plugins = status["plugins"] as? [String: Any]
+        let amp = plugins?["amp"] as? [String: Any]
+        print("status plugins: \(plugins ?? [:])")
+        #expect((amp?["blocks"] as? Int ?? 0) > 0 && amp?["runMeanMicroseconds"] != nil, "\(status)")
+        let chain = (status["document"] as? [String: Any])?["chain"] as? [[String: Any]]
+        #expect((chain?.first?["controls"] as? [String: Any])?["gain"] as? Double == -10, "set amp.gain reached the document: \(String(describing: chain?.first))")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
     }
@@ -568,12 +599,18 @@ import TimbreTestSupport
 
     /// Latency through JACK: each port reports the connected ports' latency plus the plan's
     /// own, as `status` computes it from the plan: 0 frames for the plain preset, the pitch
-    /// shifter's 6616 frames (at 48 kHz) for one with a `pitch` node.
-    @Test(arguments: [false, true])
-    func reportsLatencyThroughJack(withPitch: Bool) throws {
+    /// shifter's 6616 frames (at 48 kHz) for one with a `pitch` node, x42 dpl's 64 frames (its
+    /// LV2 latency port) for one with that plugin.
+    @Test(arguments: ["plain", "pitch", "plugin"])
+    func reportsLatencyThroughJack(kind: String) throws {
         let server = try JackServer()
         defer { server.stop() }
-        let preset = withPitch ? Self.writePreset(#"{"version": 1, "name": "shifted", "chain": [{"type": "pitch", "id": "p", "semitones": 3}]}"#) : Self.writePreset()
+        let preset = switch kind {
+        case "pitch": Self.writePreset(#"{"version": 1, "name": "shifted", "chain": [{"type": "pitch", "id": "p", "semitones": 3}]}"#)
+        case "plugin": Self.writePreset(#"{"version": 1, "name": "limited", "chain": [{"type": "plugin", "id": "lim", "uri": "http://gareus.org/oss/lv2/dpl#stereo"}]}"#)
+        default: Self.writePreset()
+        }
+        let expectedLatency = ["pitch": 6616, "plugin": 64][kind] ?? 0
         let live = try LiveProcess(["--preset", preset, "--name", "tl", "--connect-outputs", "system:playback_1,system:playback_2"])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
         #expect(live.waitForLine { $0.contains("connected: tl:out_2 → system:playback_2") } != nil, "\(live.output)")
@@ -586,7 +623,7 @@ import TimbreTestSupport
             return (r.min, r.max)
         }
         let own = try #require(try live.status()["latencyFrames"] as? Int)
-        #expect(own == (withPitch ? 6616 : 0), "plan latency \(own)")
+        #expect(own == expectedLatency, "plan latency \(own)")
         let system = try #require(latency("system:playback_1", JackPlaybackLatency))
         // Ports settle after the connection's latency recomputation: wait for the values.
         var ours: (UInt32, UInt32)?, oursIn: (UInt32, UInt32)?
