@@ -138,6 +138,7 @@ struct timbre_lv2_worker {
     int started;
     _Atomic int running;
     _Atomic uint64_t dropped;
+    _Atomic int pending;     // requests scheduled and not yet worked
     const LV2_Worker_Interface *interface;
     LV2_Handle handle;
     LV2_Worker_Schedule schedule;
@@ -145,7 +146,11 @@ struct timbre_lv2_worker {
 
 static LV2_Worker_Status schedule_work(LV2_Worker_Schedule_Handle handle, uint32_t size, const void *data) {
     timbre_lv2_worker *w = handle;
-    if (!ring_write(&w->requests, size, data)) { atomic_fetch_add(&w->dropped, 1); return LV2_WORKER_ERR_NO_SPACE; }
+    atomic_fetch_add(&w->pending, 1);
+    if (!ring_write(&w->requests, size, data)) {
+        atomic_fetch_sub(&w->pending, 1); atomic_fetch_add(&w->dropped, 1);
+        return LV2_WORKER_ERR_NO_SPACE;
+    }
     sem_post(&w->wake);
     return LV2_WORKER_SUCCESS;
 }
@@ -163,6 +168,7 @@ static void *worker_main(void *arg) {
         long n;
         while ((n = ring_read(&w->requests, w->scratch, w->capacity)) >= 0) {
             w->interface->work(w->handle, respond, w, (uint32_t)n, w->scratch);
+            atomic_fetch_sub(&w->pending, 1);
         }
     }
     return NULL;
@@ -178,6 +184,7 @@ timbre_lv2_worker *timbre_lv2_worker_new(size_t capacity) {
     sem_init(&w->wake, 0, 0);
     atomic_init(&w->running, 0);
     atomic_init(&w->dropped, 0);
+    atomic_init(&w->pending, 0);
     w->schedule.handle = w;
     w->schedule.schedule_work = schedule_work;
     return w;
@@ -204,6 +211,12 @@ void timbre_lv2_worker_free(timbre_lv2_worker *w) {
 }
 
 uint64_t timbre_lv2_worker_dropped(const timbre_lv2_worker *w) { return w ? atomic_load(&w->dropped) : 0; }
+
+int timbre_lv2_worker_busy(timbre_lv2_worker *w) {
+    if (w == NULL) return 0;
+    return atomic_load(&w->pending) > 0
+        || atomic_load_explicit(&w->responses.head, memory_order_acquire) != atomic_load_explicit(&w->responses.tail, memory_order_acquire);
+}
 
 /// Delivers the worker's responses to the plugin, then end_run (render thread, after run).
 void timbre_lv2_worker_deliver(timbre_lv2_worker *w) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 void timbre_lv2_worker_deliver(timbre_lv2_worker *w);
+int timbre_lv2_worker_busy(timbre_lv2_worker *w);
 
 typedef void (*lv2_run_fn)(void *, uint32_t);
 typedef void (*ladspa_run_fn)(void *, unsigned long);
@@ -134,6 +135,11 @@ void timbre_plugin_runner_process(timbre_plugin_runner *r, float *const *channel
     for (size_t k = 0; k < r->instances; k++) {
         for (size_t o = 0; o < r->audioOut; o++) memcpy(channels[r->outputChannels[k * r->audioOut + o]], audio_slot(r, k, r->audioIn + o), frames * sizeof(float));
     }
+}
+
+int timbre_plugin_runner_settling(const timbre_plugin_runner *r) {
+    for (size_t k = 0; k < r->instances; k++) if (timbre_lv2_worker_busy(r->workers[k])) return 1;
+    return 0;
 }
 
 float timbre_plugin_runner_output_value(const timbre_plugin_runner *r, size_t c) {

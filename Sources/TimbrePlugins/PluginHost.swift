@@ -90,6 +90,7 @@ public enum PluginHost {
         }
         // Initial values: the defaults, with the preset's over them.
         var initial = d.engineControls.map(\.defaultValue)
+        var presetURI: String?
         if let preset = spec.preset {
             guard d.standard == .lv2, let found = d.presets.first(where: { $0.uri == preset || $0.label == preset }) else {
                 let known = d.presets.map { "\"\($0.label)\"" }.joined(separator: ", ")
@@ -99,6 +100,7 @@ public enum PluginHost {
             let values = LV2World.shared.presetValues(found.uri) ?? [:]
             LV2World.shared.lock.unlock()
             for (k, c) in d.controlInputs.enumerated() { if let v = values[c.symbol] { initial[k] = v } }
+            presetURI = found.uri
         }
         let count = { (kind: PluginDescription.Port.Kind, input: Bool) in d.ports.filter { $0.kind == kind && $0.isInput == input }.count }
         guard let runner = timbre_plugin_runner_new(d.standard == .lv2 ? Int32(TIMBRE_PLUGIN_LV2) : Int32(TIMBRE_PLUGIN_LADSPA), instances, ai, ao,
@@ -113,7 +115,10 @@ public enum PluginHost {
                 LV2World.shared.lock.lock()
                 defer { LV2World.shared.lock.unlock() }
                 guard let plugin = LV2World.shared.plugin(uri: uri) else { throw PluginLoadError("\(label) disappeared") }
-                for k in 0..<instances { try owner.addLV2(plugin, d, instance: k, sampleRate: sampleRate, maxBlockFrames: maxBlockFrames) }
+                for k in 0..<instances {
+                    try owner.addLV2(plugin, d, instance: k, sampleRate: sampleRate, maxBlockFrames: maxBlockFrames,
+                                     world: LV2World.shared.world, preset: presetURI)
+                }
             case .ladspa(let id):
                 guard let (descriptor, _) = LADSPALibrary.shared.descriptor(id) else { throw PluginLoadError("\(label) disappeared") }
                 for k in 0..<instances { try owner.addLADSPA(descriptor, d, instance: k, sampleRate: sampleRate) }
@@ -126,14 +131,24 @@ public enum PluginHost {
             timbre_plugin_runner_route(runner, k, inputs, outputs)
         }
         let values = try PluginState.values(of: d.engineControls, initial: initial, given: spec.controls, name: label, path: path)
-        // One frame of silence, so the latency port holds the plugin's latency.
+        // Frames of silence until the plugin has settled — one, or as many as its worker needs
+        // to finish what loading scheduled (a convolver reading its impulse response; at most
+        // 2 s) — so it is ready before the stream and its latency port holds its latency.
+        var silence = [Float](repeating: 0, count: max(1, outputChannels))
+        silence.withUnsafeMutableBufferPointer { buffer in
+            var pointers: [UnsafeMutablePointer<Float>?] = (0..<outputChannels).map { buffer.baseAddress! + $0 }
+            values.withUnsafeBufferPointer { v in
+                timbre_plugin_runner_process(runner, &pointers, 1, v.baseAddress)
+                var waited = 0
+                while timbre_plugin_runner_settling(runner) != 0 && waited < 2000 {
+                    usleep(1000); waited += 1
+                    for i in 0..<outputChannels { buffer[i] = 0 }
+                    timbre_plugin_runner_process(runner, &pointers, 1, v.baseAddress)
+                }
+            }
+        }
         var latency = 0
         if let port = d.latencyPort, let slot = d.ports.filter({ $0.kind == .control && !$0.isInput }).firstIndex(of: port) {
-            var silence = [Float](repeating: 0, count: max(1, outputChannels))
-            silence.withUnsafeMutableBufferPointer { buffer in
-                var pointers: [UnsafeMutablePointer<Float>?] = (0..<outputChannels).map { buffer.baseAddress! + $0 }
-                values.withUnsafeBufferPointer { v in timbre_plugin_runner_process(runner, &pointers, 1, v.baseAddress) }
-            }
             let reported = timbre_plugin_runner_output_value(runner, slot)
             if reported.isFinite, reported >= 0, reported < 10 * Float(sampleRate) { latency = Int(reported.rounded()) }
         }

@@ -47,7 +47,10 @@ final class PluginInstances {
     }
 
     /// Instantiates, connects and activates instance `k` of an LV2 plugin (LV2World's lock held).
-    func addLV2(_ plugin: OpaquePointer, _ d: PluginDescription, instance k: Int, sampleRate: Double, maxBlockFrames: Int) throws(PluginLoadError) {
+    /// `preset`: a pset:Preset URI whose state (beyond port values: files, tables — through the
+    /// plugin's state interface, with this instance's features) is restored after activation.
+    func addLV2(_ plugin: OpaquePointer, _ d: PluginDescription, instance k: Int, sampleRate: Double, maxBlockFrames: Int,
+                world: OpaquePointer, preset: String?) throws(PluginLoadError) {
         guard let worker = timbre_lv2_worker_new(1 << 16) else { throw PluginLoadError("out of memory") }
         workers.append(worker)
         guard let f = timbre_lv2_features_new(d.name, sampleRate, UInt32(maxBlockFrames), worker) else { throw PluginLoadError("out of memory") }
@@ -60,6 +63,14 @@ final class PluginInstances {
         let interface = lilv_instance_get_extension_data(instance, "http://lv2plug.in/ns/ext/worker#interface")?
             .assumingMemoryBound(to: LV2_Worker_Interface.self)
         lilv_instance_activate(instance)
+        if let preset {
+            let node = lilv_new_uri(world, preset)
+            defer { lilv_node_free(node) }
+            var map = LV2_URID_Map(handle: nil, map: { _, uri in timbre_urid_map(uri) })
+            guard let state = lilv_state_new_from_world(world, &map, node) else { throw PluginLoadError("\(d.name): preset <\(preset)> could not be read") }
+            lilv_state_restore(state, instance, nil, nil, 0, f)
+            lilv_state_free(state)
+        }
         let run = unsafeBitCast(instance.pointee.lv2_descriptor.pointee.run, to: UnsafeMutableRawPointer?.self)
         timbre_plugin_runner_set_instance(runner, k, instance.pointee.lv2_handle, run, worker, interface)
     }

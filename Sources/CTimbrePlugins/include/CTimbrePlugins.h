@@ -42,6 +42,8 @@ void timbre_lv2_worker_start(timbre_lv2_worker *worker, const LV2_Worker_Interfa
 void timbre_lv2_worker_free(timbre_lv2_worker *worker);
 /// Requests dropped because the ring was full (the plugin asked too much at once).
 uint64_t timbre_lv2_worker_dropped(const timbre_lv2_worker *worker);
+/// 1 while requests wait for the worker or responses wait for the next run.
+int timbre_lv2_worker_busy(timbre_lv2_worker *worker);
 
 // ---- The runner: one plugin node's instances on the render thread ----
 
@@ -78,6 +80,9 @@ float *timbre_plugin_runner_cv(timbre_plugin_runner *runner, size_t k, size_t v)
 /// delivered after it), the output buffers back into the channels (in place). Times the runs
 /// (CLOCK_MONOTONIC, vDSO: no system call). No allocation, no locks.
 void timbre_plugin_runner_process(timbre_plugin_runner *runner, float *const *channels, size_t frames, const float *controls);
+
+/// 1 while any instance's worker is busy (see `timbre_lv2_worker_busy`).
+int timbre_plugin_runner_settling(const timbre_plugin_runner *runner);
 
 /// Control output `c` of instance 0 after the last run (a latency port, a meter).
 float timbre_plugin_runner_output_value(const timbre_plugin_runner *runner, size_t c);
