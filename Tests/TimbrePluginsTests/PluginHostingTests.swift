@@ -132,6 +132,20 @@ import TimbreTestSupport
         #expect(abs(out[0][100 + lag] - 0.25) < 1e-6, "ready from the first click")
     }
 
+    /// Parallel paths: a graph with a dry channel and one through x42 dpl (64 frames of
+    /// latency) mixed at half volume each: the dry path is delayed to meet the limited one, so
+    /// a click comes out once, whole (not twice, 64 frames apart), 64 frames late in the plan.
+    @Test func latencyCompensatedOnParallelPaths() throws {
+        let json = #"{"version": 1, "name": "parallel", "graph": {"channels": [{"id": "dry", "input": [0, 0], "volume": 0.5}, {"id": "lim", "input": [0, 0], "volume": 0.5, "chain": [{"type": "plugin", "uri": "\#(Self.dpl)"}]}], "master": {}}}"#
+        var x = [Float](repeating: 0, count: 4800)
+        x[1000] = 0.2
+        let (out, plan) = try Self.render(PresetDecoder.decode(Data(json.utf8)), [x])
+        let loud = out[0].indices.filter { abs(out[0][$0]) > 1e-4 }
+        print("parallel paths, dpl on one: plan latency \(plan.latencyFrames), output at \(loud) = \(loud.map { out[0][$0] })")
+        #expect(plan.latencyFrames == 64)
+        #expect(loud == [1064] && abs(out[0][1064] - 0.2) < 1e-4 && abs(out[1][1064] - 0.2) < 1e-4)
+    }
+
     /// A plan swap that keeps the node keeps the instance (same state object, its internal
     /// state going on), and the new control value takes effect; the output follows eg-amp's
     /// new gain (after its own parameter smoothing, if any) — here from −6 to −12 dB.
