@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TimbreDSP", package: "Timbre"),
                 .product(name: "TimbreEngine", package: "Timbre"),
+                .product(name: "TimbrePlugins", package: "Timbre"),
             ],
             path: "Benchmarks/NodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

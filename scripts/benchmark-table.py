@@ -4,7 +4,7 @@ one readable table: node, block, channels, ns per frame, percent of the real-tim
 48 kHz (the block's duration), allocations. Exits 1 if any render allocated (the threshold is 0).
 
 The raw package-benchmark output is kept in Benchmarks/.build/node-benchmarks.txt.
-Usage: benchmark-table.py [filter regex]
+Usage: benchmark-table.py [filter regex]   (package-benchmark matches the regex against the whole name: end it with .*)
 """
 import os, re, subprocess, sys
 

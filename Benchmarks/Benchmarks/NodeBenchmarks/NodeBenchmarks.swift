@@ -10,6 +10,7 @@ import Benchmark
 import Foundation
 import TimbreDSP
 import TimbreEngine
+import TimbrePlugins
 
 let sampleRate = 48000.0
 let blockSizes = [32, 64, 128, 256, 512, 1024, 4096]
@@ -30,7 +31,8 @@ final class Fixture {
     init(presetJSON: String, channels: Int, blockFrames: Int) {
         let preset = try! PresetDecoder.decode(Data(presetJSON.utf8))
         self.blockFrames = blockFrames
-        plan = try! RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: channels, maxBlockFrames: blockFrames))
+        plan = try! RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: channels, maxBlockFrames: blockFrames),
+                               shared: PluginHost.sharedStates())
         var seed: UInt64 = 1
         inputStorage = (0..<channels).map { _ in
             let p = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
@@ -75,6 +77,12 @@ let moreNodes: [(String, String)] = [
     ("highpass 12 + 10 peak nodes (fused)", (#"{"type": "highpass", "frequency": 80, "slope": 12}"# + "," + bells.joined(separator: ","))),
     ("highshelf", #"{"type": "highshelf", "frequency": 8000, "gain": 2}"#),
     ("pitch +7 st", #"{"type": "pitch", "semitones": 7}"#),
+    // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
+    // buffers, the run call and its timing): a mono plugin runs one instance per channel.
+    ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
+    ("plugin swh amp (LADSPA, mono per channel)", #"{"type": "plugin", "ladspa": "amp_1181.so:amp", "controls": {"amps_gain_db": -3}}"#),
+    ("plugin x42 fil4 EQ (LV2, stereo)", #"{"type": "plugin", "uri": "http://gareus.org/oss/lv2/fil4#stereo", "controls": {"gain1": 6, "gain2": -3, "gain3": 2, "gain4": -2}}"#),
+    ("plugin x42 dpl limiter (LV2, stereo)", #"{"type": "plugin", "uri": "http://gareus.org/oss/lv2/dpl#stereo"}"#),
 ]
 
 /// The shipped presets (Presets/*.json), read from the repository.
@@ -118,6 +126,8 @@ let benchmarks: @Sendable () -> Void = {
         for channels in channelCounts {
             // A pan takes mono or stereo (8 channels is a preset error, not a cost).
             if name.hasPrefix("pan") && channels > 2 { continue }
+            // A stereo plugin needs channels in pairs.
+            if name.contains("stereo)") && channels == 1 { continue }
             for block in blockSizes {
                 register(name, channels: channels, block: block) { Fixture(chainJSON: json, channels: channels, blockFrames: block) }
             }
