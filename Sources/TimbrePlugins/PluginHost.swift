@@ -47,6 +47,8 @@ public enum PluginHost {
         latencyLock.unlock()
         if let known { return known }
         let description = try resolve(spec, path: path, sampleRate: sampleRate)
+        // No latency port, no latency: nothing to measure.
+        if description.latencyPort == nil { return 0 }
         let probe = try load(spec, path: path, channels: description.audioInputs, sampleRate: sampleRate, maxBlockFrames: maxBlockFrames)
         latencyLock.lock(); latencies[key] = probe.latencyFrames; latencyLock.unlock()
         return probe.latencyFrames

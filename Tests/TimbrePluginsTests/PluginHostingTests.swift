@@ -215,11 +215,36 @@ import TimbreTestSupport
         #expect(symbol.contains("chain[0].controls.volume") && symbol.contains("its controls: gain"), "\(symbol)")
         let range = error(#"{"type": "plugin", "uri": "\#(Self.egAmp)", "controls": {"gain": 30}}"#)
         #expect(range.contains("allowed -90…24"), "\(range)")
+        // eg-sampler requires state:loadDefaultState, which Timbre does not provide.
+        let feature = error(#"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-sampler"}"#)
+        #expect(feature.contains("state#loadDefaultState") && feature.contains("does not provide"), "\(feature)")
         let noAudio = error(#"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-fifths"}"#)
         #expect(noAudio.contains("0 audio inputs"), "\(noAudio)")
         let noHost = (try? RenderPlan(preset: Self.preset(#"{"type": "plugin", "uri": "\#(Self.egAmp)"}"#),
                                       format: RenderFormat(sampleRate: Self.rate, inputChannelCount: 1, maxBlockFrames: 64))) == nil
         #expect(noHost, "a plan without a plugin loader refuses plugin nodes")
+    }
+
+    /// As a user meets them: `timbre render` with a missing plugin or a wrong control symbol
+    /// exits 1 with the file, JSON path and reason on stderr, and writes no output file.
+    @Test func cliPresetErrors() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-plugin-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let input = dir + "/in.wav"
+        let writer = try SoundFileWriter(path: input, format: .wav, encoding: .pcm16, sampleRate: 48000, channelCount: 1, dither: false)
+        var x = Signals.sine(4800, hz: 440, amplitude: 0.5, rate: Self.rate)
+        var ptrs = [x.withUnsafeMutableBufferPointer { $0.baseAddress! }]
+        try writer.write(&ptrs, frameCount: x.count)
+        try writer.commit()
+        for (node, wanted) in [(#"{"type": "plugin", "uri": "http://example.org/missing"}"#, "chain[0].uri: no LV2 plugin \"http://example.org/missing\" is installed"),
+                               (#"{"type": "plugin", "uri": "\#(Self.egAmp)", "controls": {"gian": -3}}"#, "chain[0].controls.gian: Simple Amplifier (http://lv2plug.in/plugins/eg-amp) has no control port \"gian\" (its controls: gain)")] {
+            let preset = dir + "/p.json"
+            try Data(#"{"version": 1, "name": "p", "chain": [\#(node)]}"#.utf8).write(to: URL(fileURLWithPath: preset))
+            let r = try ProcessRunner.run(ProcessRunner.timbreBinary, ["render", input, "-o", dir + "/out.wav", "--preset", preset])
+            #expect(r.status == 1, "exit \(r.status): \(r.stderr)")
+            #expect(r.stderr.contains("p.json: " + wanted), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))
+        }
     }
 
     /// Discovery: LV2 through lilv and LADSPA through LADSPA_PATH, with ports, ranges, latency
