@@ -70,6 +70,11 @@ rtsan: deps
 	@.build-rtsan/release/RealtimeSafetyCheck --self-test >/dev/null 2>&1; rc=$$?; \
 	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test: a deliberate allocation was caught (exit 43)"; \
 	  else echo "RealtimeSanitizer self-test did not fire (exit $$rc)"; exit 1; fi
+	@.build-rtsan/release/RealtimeSafetyCheck --self-test-jack >/dev/null 2>&1; rc=$$?; \
+	  pkill -f "[j]ackd --no-realtime -n timbre-rtsan-" 2>/dev/null; \
+	  for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "[j]ackd --no-realtime -n timbre-rtsan-" >/dev/null || break; sleep 0.5; done; \
+	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test under JACK: an allocation in a process cycle was caught (exit 43)"; \
+	  else echo "RealtimeSanitizer self-test under JACK did not fire (exit $$rc)"; exit 1; fi
 
 ## ThreadSanitizer run of the suites where control and audio threads meet: concurrent plan
 ## swaps, edits and the render (its own build folder; release, because @_noLocks is checked

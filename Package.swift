@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "TwoChannelsExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbreControl"],
                           path: "Examples/TwoChannels"),
         .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl", "TimbreFile"], path: "Tests/TestSupport"),
-        .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "TimbreFile", "TimbrePlugins", "CRealtimeSanitizer", "TimbreTestSupport"],
+        .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbrePlugins", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),
         .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "CTimbreSupport", "TimbreTestSupport", "CEbur128"]),
         .executableTarget(name: "AllocationCheck", dependencies: [

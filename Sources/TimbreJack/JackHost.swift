@@ -21,6 +21,9 @@ struct JackProcessContext {
     let cycles: UnsafeAtomic<Int>
     /// The plan's own latency in frames, added to what the latency callback passes through.
     let latencyFrames: UnsafeAtomic<Int>
+    /// Called first and last in every process cycle (``JackHost/CycleHooks``), or nil.
+    let cycleEnter: (@convention(c) () -> Void)?
+    let cycleExit: (@convention(c) () -> Void)?
 }
 
 /// Runs a ``LiveEngine`` inside a JACK client: renders in the process callback directly on
@@ -56,9 +59,10 @@ public final class JackHost: @unchecked Sendable {
     /// server's rate and warms up. Call ``activate()`` to start processing.
     /// `makePlayer`: how `player` channels get their streams (TimbreFile's `PlayerFeeder.factory`);
     /// `plugins`: how `plugin` nodes load (TimbrePlugins' `PluginHost.loader`).
+    /// `cycleHooks`: C functions called first and last in every process cycle.
     public init(name: String, document: JSONValue, inputs: Int, outputs: Int,
                 makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil,
-                plugins: PluginLoader? = nil) throws {
+                plugins: PluginLoader? = nil, cycleHooks: CycleHooks? = nil) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
@@ -75,7 +79,8 @@ public final class JackHost: @unchecked Sendable {
             renderer: engine.renderer, inputPorts: inPorts, inputCount: inputs, outputPorts: outPorts, outputCount: outputs,
             inBuffers: .allocate(capacity: inputs), outBuffers: .allocate(capacity: outputs),
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
-            shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames)))
+            shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
+            cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit))
         let arg = UnsafeMutableRawPointer(context)
         jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
@@ -146,6 +151,8 @@ public final class JackHost: @unchecked Sendable {
     @_noLocks
     static func process(_ ctx: UnsafeMutablePointer<JackProcessContext>, frames: Int) {
         let c = ctx.pointee
+        _unsafePerformance { c.cycleEnter?() }
+        defer { _unsafePerformance { c.cycleExit?() } }
         _unsafePerformance {
             for k in 0..<c.inputCount {
                 c.inBuffers[k] = UnsafePointer(jack_port_get_buffer(c.inputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self))
@@ -156,6 +163,16 @@ public final class JackHost: @unchecked Sendable {
         }
         c.renderer.render(input: UnsafePointer(c.inBuffers), output: UnsafePointer(c.outBuffers), frameCount: frames)
         c.cycles.wrappingIncrement(ordering: .relaxed)
+    }
+
+    /// Instrumentation of the process cycle: `enter` runs before anything else in a cycle,
+    /// `exit` after everything (plain C functions: nothing is retained or allocated). The
+    /// RealtimeSanitizer run passes its realtime-section markers, so every cycle JACK runs —
+    /// port buffers, the renderer, the plugins — is checked.
+    public struct CycleHooks: Sendable {
+        public var enter: @convention(c) () -> Void
+        public var exit: @convention(c) () -> Void
+        public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) { self.enter = enter; self.exit = exit }
     }
 
     public func activate() throws { try jack.activate() }

@@ -13,10 +13,13 @@ import TimbreControl
 import TimbreDSP
 import TimbreEngine
 import TimbreFile
+import TimbreJack
 import TimbrePlugins
 import TimbreTestSupport
 
 let selfTest = CommandLine.arguments.contains("--self-test")
+/// `--self-test-jack`: only the JACK phase, whose cycle hook allocates in the 10th cycle.
+let selfTestJack = CommandLine.arguments.contains("--self-test-jack")
 guard timbre_rtsan_available() != 0 else {
     FileHandle.standardError.write(Data("RealtimeSafetyCheck: not linked with RealtimeSanitizer (use `make rtsan`)\n".utf8))
     exit(3)
@@ -62,7 +65,7 @@ var totalBlocks = 0, totalEdits = 0
     return edits
 }
 
-for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] {
+for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] where !selfTestJack {
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
     engine.warmUp()
     let interpreter = EveryNodePresets.interpreter(engine)
@@ -74,7 +77,7 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
 // Eight channels: short cascades run four stereo pairs side by side (their own C loop), the
 // 10-band EQ pair after pair, meters on every channel; band gains and a bypass edited.
 let wide = #"{"version": 1, "name": "eight channels", "chain": [{"type": "peak", "id": "pk", "frequency": 1000, "gain": 3}, {"type": "meter", "id": "m"}, {"type": "eq", "id": "eq", "bands": [{"gain": 1}, {"gain": -2}, {"gain": 3}, {"gain": -1}, {"gain": 2}, {"gain": -3}, {"gain": 1}, {"gain": 2}, {"gain": -1}, {"gain": 3}]}, {"type": "gain", "id": "g", "gain": -1}]}"#
-do {
+if !selfTestJack {
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(wide.utf8)), sampleRate: 48000, inputChannelCount: 8, outputChannelCount: 8)
     engine.warmUp()
     let interpreter = EveryNodePresets.interpreter(engine)
@@ -95,7 +98,7 @@ do {
 // their controls and bypasses edited concurrently (each edit recompiles the plan; the
 // instances continue). What runs in the realtime sections: Timbre's render path and the
 // plugins' run — so a plugin that allocated or locked would be reported here too.
-do {
+if !selfTestJack {
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(EveryNodePresets.plugins.utf8)), sampleRate: 48000, inputChannelCount: 1,
                                 outputChannelCount: 2, plugins: PluginHost.loader)
     engine.warmUp()
@@ -103,6 +106,54 @@ do {
     let edits = try run(engine, pause: 40, interval: .microseconds(400)) { try EveryNodePresets.editPlugins(interpreter, step: $0) }
     print("RealtimeSanitizer (plugins): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
     totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
+// Under a real JACK server (jackd, dummy backend, 256-frame periods): `JackHost` with every
+// chain node type and the plugins, each process cycle JACK runs — port buffers, renderer,
+// plugins — marked as a realtime section through the host's cycle hooks, while this thread
+// edits and the host's housekeeping frees retired plans. Skipped (said so) without jackd.
+if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
+    let enter: @convention(c) () -> Void = selfTestJack ? timbre_rtsan_realtime_enter_then_allocate : timbre_rtsan_realtime_enter
+    let server = "timbre-rtsan-\(getpid())"
+    setenv("JACK_DEFAULT_SERVER", server, 1)
+    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
+    let jackd = Process()
+    jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+    // A violation ends this process before the deferred terminate: `make rtsan` then stops
+    // the server by its name (timbre-rtsan-PID).
+    jackd.arguments = ["--no-realtime", "-n", server, "-d", "dummy", "-r", "48000", "-p", "256"]
+    jackd.standardOutput = FileHandle.nullDevice; jackd.standardError = FileHandle.nullDevice
+    try jackd.run()
+    defer { jackd.terminate(); jackd.waitUntilExit() }
+    let wait = Process()
+    wait.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
+    wait.arguments = ["-w", "-t", "10"]
+    wait.standardOutput = FileHandle.nullDevice
+    try wait.run(); wait.waitUntilExit()
+    guard wait.terminationStatus == 0 else { print("RealtimeSanitizer (JACK): jackd did not start"); exit(1) }
+    for (phase, json, edit) in [("JACK, every chain node", EveryNodePresets.chain, EveryNodePresets.edit),
+                                ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins)] {
+        let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2,
+                                plugins: PluginHost.loader,
+                                cycleHooks: .init(enter: enter, exit: timbre_rtsan_realtime_exit))
+        try host.activate()
+        let interpreter = EveryNodePresets.interpreter(host.engine)
+        var edits = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 4 {
+            try edit(interpreter, edits)
+            edits += 1
+            _ = host.pollEvents()
+            usleep(5000)
+        }
+        let cycles = host.cycles
+        host.close()
+        _ = host.pollEvents()
+        print("RealtimeSanitizer (\(phase)): \(cycles) JACK process cycles in realtime sections with \(edits) concurrent edits; no violations")
+        if cycles < 100 { print("RealtimeSanitizer (JACK): too few cycles ran"); exit(1) }
+    }
+} else {
+    print("RealtimeSanitizer (JACK): skipped, /usr/bin/jackd is not installed")
 }
 
 // Players: two file players streamed by the prefetch thread while the main thread pauses,

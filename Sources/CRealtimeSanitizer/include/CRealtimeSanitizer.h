@@ -6,5 +6,8 @@
 int timbre_rtsan_available(void);
 void timbre_rtsan_realtime_enter(void);
 void timbre_rtsan_realtime_exit(void);
+/// Enters a realtime section and allocates in it on the 10th call: the self-test of a hook
+/// path (RealtimeSanitizer must report it).
+void timbre_rtsan_realtime_enter_then_allocate(void);
 
 #endif
