@@ -247,6 +247,48 @@ import TimbreTestSupport
         }
     }
 
+    /// `timbre plugins` as a user runs it: the list (filtered), `info` with ports, ranges,
+    /// latency port, features and presets, `--json` parseable, an unknown id exits 1.
+    @Test func pluginsCommand() throws {
+        let list = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins", "amp"])
+        #expect(list.status == 0 && list.stdout.contains("http://lv2plug.in/plugins/eg-amp  Simple Amplifier  audio 1→1, 1 controls"), "\(list.stdout)")
+        #expect(list.stdout.contains("ladspa amp_1181.so:amp"), "\(list.stdout)")
+        let info = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins", "info", Self.dpl])
+        #expect(info.status == 0 && info.stdout.contains("latency:   reported on port latency")
+                && info.stdout.contains("urid#map (provided)") && info.stdout.contains("threshold \"Threshold\"  -10…0, default -1"), "\(info.stdout)")
+        let presets = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins", "info", "http://gareus.org/oss/lv2/zeroconvolv#Mono"])
+        #expect(presets.stdout.contains("No-OP Mono"), "\(presets.stdout)")
+        let json = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins", "info", "--json", Self.egAmp])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let ports = object?["ports"] as? [[String: Any]]
+        #expect(object?["id"] as? String == Self.egAmp && ports?.first?["symbol"] as? String == "gain" && ports?.first?["minimum"] as? Double == -90)
+        let missing = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins", "info", "http://example.org/none"])
+        #expect(missing.status == 1 && missing.stderr.contains("no plugin \"http://example.org/none\" is installed"), "\(missing.stderr)")
+    }
+
+    /// A preset without the plugin node retires it: once the plans holding it are collected,
+    /// the registry forgets it (the instances are deactivated and freed then, on this thread).
+    @Test func removedNodeIsFreedAfterRetirement() throws {
+        let with = try PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "plugin", "id": "amp", "uri": "\#(Self.egAmp)"}]}"#.utf8))
+        let without = try PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "gain", "id": "g", "gain": -1}]}"#.utf8))
+        let engine = try LiveEngine(document: with, sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256,
+                                    plugins: PluginHost.loader)
+        weak var state = engine.pluginStates["amp"]
+        #expect(state != nil)
+        try engine.load(document: without)
+        let x = [Float](repeating: 0.5, count: 256)
+        var y = [Float](repeating: 0, count: 256)
+        for _ in 0..<40 {
+            x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
+                var ins = [i.baseAddress!], outs = [o.baseAddress!]
+                engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
+            } }
+            engine.collectRetired()
+        }
+        #expect(engine.pluginStates["amp"] == nil)
+        #expect(state == nil, "the plugin state (and its instances) freed")
+    }
+
     /// Discovery: LV2 through lilv and LADSPA through LADSPA_PATH, with ports, ranges, latency
     /// ports and features; fil4 requires urid:map, which Timbre provides.
     @Test func discovery() throws {
