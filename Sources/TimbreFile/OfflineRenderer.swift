@@ -16,6 +16,10 @@ public struct RenderRequest: Sendable {
     public var outputPath: String
     public var preset: Preset
     public var blockFrames: Int
+    /// Frames read, converted and written at a time: at least 4096 whatever `blockFrames` is
+    /// (the plan splits them into its blocks), so a small `--block-size` does not call
+    /// libsndfile and the rate stages per 32 frames. Output does not depend on it.
+    public var ioFrames: Int { max(blockFrames, 4096) }
     /// nil: from the output extension.
     public var format: SoundFileFormat?
     /// nil: the input's encoding when the output container holds it (float WAV in, float WAV
@@ -79,10 +83,10 @@ public struct RenderRequest: Sendable {
             guard TimeStretcher.rateRange.contains(rate) else {
                 throw .usage("speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
             }
-            source = StretchingStage(upstream: source, sampleRate: Double(inputRate), rate: rate, maximumFrames: blockFrames)
+            source = StretchingStage(upstream: source, sampleRate: Double(inputRate), rate: rate, maximumFrames: ioFrames)
         }
         for ratio in [stages.varispeed, stages.conversion].compactMap({ $0 }) {
-            guard let stage = ResamplingStage(upstream: source, ratio: ratio, quality: quality, maximumFrames: blockFrames) else {
+            guard let stage = ResamplingStage(upstream: source, ratio: ratio, quality: quality, maximumFrames: ioFrames) else {
                 throw .usage("\(inputPath): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
             }
             source = stage
@@ -266,7 +270,7 @@ public enum OfflineRenderer {
             timeline = players
             if let (first, last) = try request.trimFrames(rate: outputRate, total: 0) {
                 leadIn = Int(first)
-                if let last { do { timeline = try TrimStage(upstream: players, start: 0, end: last, maximumFrames: request.blockFrames) } catch { throw .file(error) } }
+                if let last { do { timeline = try TrimStage(upstream: players, start: 0, end: last, maximumFrames: request.ioFrames) } catch { throw .file(error) } }
             }
             source = timeline
         }
@@ -282,7 +286,8 @@ public enum OfflineRenderer {
 
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
-        let block = request.blockFrames
+        // Frames per read and write (the plan renders them in blocks of `request.blockFrames`).
+        let block = request.ioFrames
         let inCount = timeline.channelCount, outCount = plan.outputChannelCount
         let inStorage = UnsafeMutablePointer<Float>.allocate(capacity: inCount * block)
         let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: outCount * block)
@@ -311,7 +316,7 @@ public enum OfflineRenderer {
         }
         // Analysis, encoding and writing run on a second thread, overlapping the processing of
         // the next blocks (a measurement alone analyses here).
-        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.blockFrames, analyse: analyse) }
+        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.ioFrames, analyse: analyse) }
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
         // are dropped and as many silent frames fed after the input, so the output lines up
         // with the input and has its length.

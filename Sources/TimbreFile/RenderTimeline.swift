@@ -53,7 +53,7 @@ extension RenderRequest {
             var part: FrameSource = FileFrameSource(reader: reader)
             if Int(reader.sampleRate) != rate {
                 guard let stage = ResamplingStage(upstream: part, ratio: RationalRatio(inputRate: Int(reader.sampleRate), outputRate: rate),
-                                                  quality: .high, maximumFrames: blockFrames) else {
+                                                  quality: .high, maximumFrames: ioFrames) else {
                     throw .usage("\(reader.path): converting \(Int(reader.sampleRate)) Hz to the first file's \(rate) Hz needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients")
                 }
                 part = stage
@@ -73,7 +73,7 @@ extension RenderRequest {
         case .mix: combined = SideBySideSource(parts)
         }
         guard let (first, last) = try trimFrames(rate: Double(rate), total: combined.expectedFrames) else { return combined }
-        do { return try TrimStage(upstream: combined, start: first, end: last, maximumFrames: blockFrames) } catch { throw .file(error) }
+        do { return try TrimStage(upstream: combined, start: first, end: last, maximumFrames: ioFrames) } catch { throw .file(error) }
     }
 
     /// `--start`/`--end` as frames at `rate`, checked (end after start; start before `total`
