@@ -6,7 +6,7 @@ import Foundation
 struct TimbreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timbre",
-        abstract: "Timbre: real-time audio effects (EQ, filters, gain, pan) for files and JACK.",
+        abstract: "Timbre: real-time audio effects (EQ, filters, gain, pan, LV2 and LADSPA plugins) for files and JACK.",
         discussion: """
         Exit status: 0 success, 1 usage or preset error, 2 processing or I/O error.
         Presets are JSON files (see Presets/README.md) or the name of a shipped preset.
