@@ -71,8 +71,8 @@ rtsan: deps
 	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test: a deliberate allocation was caught (exit 43)"; \
 	  else echo "RealtimeSanitizer self-test did not fire (exit $$rc)"; exit 1; fi
 	@.build-rtsan/release/RealtimeSafetyCheck --self-test-jack >/dev/null 2>&1; rc=$$?; \
-	  pkill -f "[j]ackd --no-realtime -n timbre-rtsan-" 2>/dev/null; \
-	  for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "[j]ackd --no-realtime -n timbre-rtsan-" >/dev/null || break; sleep 0.5; done; \
+	  pkill -f "[j]ackd --no-realtime --sync -n timbre-rtsan-" 2>/dev/null; \
+	  for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "[j]ackd --no-realtime --sync -n timbre-rtsan-" >/dev/null || break; sleep 0.5; done; \
 	  if [ $$rc -eq 43 ]; then echo "RealtimeSanitizer self-test under JACK: an allocation in a process cycle was caught (exit 43)"; \
 	  else echo "RealtimeSanitizer self-test under JACK did not fire (exit $$rc)"; exit 1; fi
 

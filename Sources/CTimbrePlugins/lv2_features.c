@@ -218,7 +218,6 @@ int timbre_lv2_worker_busy(timbre_lv2_worker *w) {
         || atomic_load_explicit(&w->responses.head, memory_order_acquire) != atomic_load_explicit(&w->responses.tail, memory_order_acquire);
 }
 
-/// Delivers the worker's responses to the plugin, then end_run (render thread, after run).
 void timbre_lv2_worker_deliver(timbre_lv2_worker *w) {
     if (w == NULL || w->interface == NULL) return;
     long n;

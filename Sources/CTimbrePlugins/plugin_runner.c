@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-void timbre_lv2_worker_deliver(timbre_lv2_worker *w);
-int timbre_lv2_worker_busy(timbre_lv2_worker *w);
 
 typedef void (*lv2_run_fn)(void *, uint32_t);
 typedef void (*ladspa_run_fn)(void *, unsigned long);

@@ -309,8 +309,6 @@ void timbre_cascade_process_portable(const double *coefficients, double *state, 
     cascade_portable(coefficients, state, sections, left, right, frames);
 }
 
-int timbre_cascade_uses_avx2(void) { return cascade_impl != cascade_portable; }
-
 int timbre_cascade_kernel(void) {
 #if defined(__x86_64__)
     if (cascade_impl == cascade_avx512vl) return 2;

@@ -139,19 +139,21 @@ final class LV2World: @unchecked Sendable {
         var map = LV2_URID_Map(handle: nil, map: { _, uri in timbre_urid_map(uri) })
         guard let state = lilv_state_new_from_world(world, &map, node) else { return nil }
         defer { lilv_state_free(state) }
-        final class Box { var values: [String: Double] = [:] }
+        final class Box {
+            var values: [String: Double] = [:]
+            let float = timbre_urid_map("http://lv2plug.in/ns/ext/atom#Float"), double = timbre_urid_map("http://lv2plug.in/ns/ext/atom#Double")
+            let int = timbre_urid_map("http://lv2plug.in/ns/ext/atom#Int"), bool = timbre_urid_map("http://lv2plug.in/ns/ext/atom#Bool")
+        }
         let box = Box()
         withExtendedLifetime(box) {
             lilv_state_emit_port_values(state, { symbol, user, value, size, type in
                 guard let symbol, let user, let value else { return }
                 let box = Unmanaged<Box>.fromOpaque(user).takeUnretainedValue()
                 let key = String(cString: symbol)
-                let types = (timbre_urid_map("http://lv2plug.in/ns/ext/atom#Float"), timbre_urid_map("http://lv2plug.in/ns/ext/atom#Double"),
-                             timbre_urid_map("http://lv2plug.in/ns/ext/atom#Int"), timbre_urid_map("http://lv2plug.in/ns/ext/atom#Bool"))
                 switch type {
-                case types.0 where size >= 4: box.values[key] = Double(value.load(as: Float.self))
-                case types.1 where size >= 8: box.values[key] = value.load(as: Double.self)
-                case types.2 where size >= 4, types.3 where size >= 4: box.values[key] = Double(value.load(as: Int32.self))
+                case box.float where size >= 4: box.values[key] = Double(value.load(as: Float.self))
+                case box.double where size >= 8: box.values[key] = value.load(as: Double.self)
+                case box.int where size >= 4, box.bool where size >= 4: box.values[key] = Double(value.load(as: Int32.self))
                 default: break
                 }
             }, Unmanaged.passUnretained(box).toOpaque())

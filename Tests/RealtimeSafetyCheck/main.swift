@@ -114,23 +114,10 @@ if !selfTestJack {
 // edits and the host's housekeeping frees retired plans. Skipped (said so) without jackd.
 if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
     let enter: @convention(c) () -> Void = selfTestJack ? timbre_rtsan_realtime_enter_then_allocate : timbre_rtsan_realtime_enter
-    let server = "timbre-rtsan-\(getpid())"
-    setenv("JACK_DEFAULT_SERVER", server, 1)
-    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
-    let jackd = Process()
-    jackd.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-    // A violation ends this process before the deferred terminate: `make rtsan` then stops
-    // the server by its name (timbre-rtsan-PID).
-    jackd.arguments = ["--no-realtime", "-n", server, "-d", "dummy", "-r", "48000", "-p", "256"]
-    jackd.standardOutput = FileHandle.nullDevice; jackd.standardError = FileHandle.nullDevice
-    try jackd.run()
-    defer { jackd.terminate(); jackd.waitUntilExit() }
-    let wait = Process()
-    wait.executableURL = URL(fileURLWithPath: "/usr/bin/jack_wait")
-    wait.arguments = ["-w", "-t", "10"]
-    wait.standardOutput = FileHandle.nullDevice
-    try wait.run(); wait.waitUntilExit()
-    guard wait.terminationStatus == 0 else { print("RealtimeSanitizer (JACK): jackd did not start"); exit(1) }
+    // A violation ends this process before the server's deinit: `make rtsan` then stops it
+    // by its name (timbre-rtsan-PID-N).
+    let server = try JackServer(prefix: "timbre-rtsan")
+    defer { server.stop() }
     for (phase, json, edit) in [("JACK, every chain node", EveryNodePresets.chain, EveryNodePresets.edit),
                                 ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins)] {
         let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2,

@@ -97,6 +97,13 @@ import TimbreTestSupport
         return recorded.map { Array($0[start..<(start + count)]) }
     }
 
+    /// The largest |difference| between two recordings of the same length and channel count.
+    static func worstDifference(_ a: [[Float]], _ b: [[Float]]) -> Float {
+        var worst: Float = 0
+        for c in a.indices { for i in a[c].indices { worst = max(worst, abs(a[c][i] - b[c][i])) } }
+        return worst
+    }
+
     /// Signal through: the live output equals the offline render sample for sample.
     @Test func liveEqualsOffline() throws {
         let server = try JackServer()
@@ -108,8 +115,7 @@ import TimbreTestSupport
         let recorded = try Self.playThrough(live, name: "tl", signal: signal)
         let expected = try Self.offline(Self.presetJSON, signal)
         guard let got = Self.align(recorded, count: 96000) else { Issue.record("nothing recorded"); return }
-        var worst: Float = 0
-        for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        let worst = Self.worstDifference(got, expected)
         print("JACK live vs offline: worst difference \(worst) over 2 × 96000 samples")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("quit")
@@ -129,8 +135,7 @@ import TimbreTestSupport
         let recorded = try Self.playThrough(live, name: "tl", signal: signal)
         let expected = try Self.offline(json, signal)
         guard let got = Self.align(recorded, count: 96000) else { Issue.record("nothing recorded"); return }
-        var worst: Float = 0
-        for c in 0..<2 { for i in 0..<96000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        let worst = Self.worstDifference(got, expected)
         print("JACK live vs offline with LV2 and LADSPA plugins: worst difference \(worst) over 2 × 96000 samples")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("set amp.gain -10")

@@ -35,6 +35,21 @@ import TimbreTestSupport
         return (out, plan)
     }
 
+    /// Renders `blocks` blocks of 256 frames of a constant 0.5 through `engine` (mono), with
+    /// the control thread's housekeeping after each, as a host does; returns the last block.
+    static func renderConstant(_ engine: LiveEngine, blocks: Int) -> [Float] {
+        let x = [Float](repeating: 0.5, count: 256)
+        var y = [Float](repeating: 0, count: 256)
+        for _ in 0..<blocks {
+            x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
+                var ins = [i.baseAddress!], outs = [o.baseAddress!]
+                engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
+            } }
+            engine.collectRetired()
+        }
+        return y
+    }
+
     static func rms(_ x: ArraySlice<Float>) -> Double { (x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot() }
 
     /// eg-amp at −6 dB scales a sine by exactly 10^(−6/20) (the plugin's own dB-to-gain in
@@ -154,15 +169,9 @@ import TimbreTestSupport
         let engine = try LiveEngine(document: doc(-6), sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256,
                                     plugins: PluginHost.loader)
         let before = try #require(engine.pluginStates["amp"])
-        let x = [Float](repeating: 0.5, count: 256)
-        var y = [Float](repeating: 0, count: 256)
-        func block() { x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
-            var ins = [i.baseAddress!], outs = [o.baseAddress!]
-            engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
-        } } }
-        block()
+        _ = Self.renderConstant(engine, blocks: 1)
         try engine.load(document: doc(-12))
-        for _ in 0..<40 { block(); engine.collectRetired() }
+        let y = Self.renderConstant(engine, blocks: 40)
         #expect(engine.pluginStates["amp"] === before, "the same instance continues")
         #expect(abs(Double(y[255]) - 0.5 * pow(10, -12.0 / 20)) < 1e-5, "\(y[255])")
         #expect(before.statistics.blocks >= 40)
@@ -177,15 +186,7 @@ import TimbreTestSupport
         let interpreter = EveryNodePresets.interpreter(engine)
         _ = try interpreter.perform(.set(address: "amp.gain", value: -12))
         #expect(engine.document.value(at: JSONValue.parsePath("chain[0].controls.gain")![...]) == .number(-12))
-        let x = [Float](repeating: 0.5, count: 256)
-        var y = [Float](repeating: 0, count: 256)
-        for _ in 0..<40 {
-            x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
-                var ins = [i.baseAddress!], outs = [o.baseAddress!]
-                engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
-            } }
-            engine.collectRetired()
-        }
+        let y = Self.renderConstant(engine, blocks: 40)
         #expect(abs(Double(y[255]) - 0.5 * pow(10, -12.0 / 20)) < 1e-5)
         do {
             _ = try interpreter.perform(.set(address: "amp.gain", value: 40))
@@ -276,15 +277,7 @@ import TimbreTestSupport
         weak var state = engine.pluginStates["amp"]
         #expect(state != nil)
         try engine.load(document: without)
-        let x = [Float](repeating: 0.5, count: 256)
-        var y = [Float](repeating: 0, count: 256)
-        for _ in 0..<40 {
-            x.withUnsafeBufferPointer { i in y.withUnsafeMutableBufferPointer { o in
-                var ins = [i.baseAddress!], outs = [o.baseAddress!]
-                engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
-            } }
-            engine.collectRetired()
-        }
+        _ = Self.renderConstant(engine, blocks: 40)
         #expect(engine.pluginStates["amp"] == nil)
         #expect(state == nil, "the plugin state (and its instances) freed")
     }

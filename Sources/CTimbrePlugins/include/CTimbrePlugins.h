@@ -44,6 +44,8 @@ void timbre_lv2_worker_free(timbre_lv2_worker *worker);
 uint64_t timbre_lv2_worker_dropped(const timbre_lv2_worker *worker);
 /// 1 while requests wait for the worker or responses wait for the next run.
 int timbre_lv2_worker_busy(timbre_lv2_worker *worker);
+/// Delivers the worker's responses to the plugin, then its end_run (render thread, after run).
+void timbre_lv2_worker_deliver(timbre_lv2_worker *worker);
 
 // ---- The runner: one plugin node's instances on the render thread ----
 

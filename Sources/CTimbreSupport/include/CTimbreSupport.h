@@ -36,8 +36,6 @@ void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x
 void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
 /// The portable path, always (tests compare the dispatched one with it).
 void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
-/// 1 when `timbre_cascade_process` runs an AVX2+FMA wavefront.
-int timbre_cascade_uses_avx2(void);
 /// The kernel `timbre_cascade_process` runs: 0 portable, 1 AVX2+FMA (16 registers),
 /// 2 AVX2+FMA with AVX-512VL's 32 registers (chosen when the CPU has it and TIMBRE_NO_AVX512
 /// is not set).

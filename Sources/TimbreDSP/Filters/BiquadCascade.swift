@@ -161,7 +161,4 @@ public struct BiquadCascade {
                                               UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self), channelCount, frameCount)
         precondition(ran != 0, "BiquadCascade: the \(kernel) kernel cannot run on this CPU")
     }
-
-    /// Whether ``process(_:frameCount:)`` runs an AVX2+FMA wavefront on this CPU.
-    public static var usesAVX2: Bool { timbre_cascade_uses_avx2() != 0 }
 }

@@ -118,10 +118,9 @@ public struct PluginKernel {
     let replay: BlockReplay
     /// This plan's control values (one per control input), set per block.
     let controls: UnsafeMutablePointer<Float>
-    public let latencyFrames: Int
 
     init(state: PluginState, values: [Float]) {
-        runner = state.runner; run = state.process; replay = state.replay; latencyFrames = state.latencyFrames
+        runner = state.runner; run = state.process; replay = state.replay
         controls = .allocate(capacity: max(1, values.count))
         controls.initialize(repeating: 0, count: max(1, values.count))
         for (k, v) in values.enumerated() { controls[k] = v }

@@ -146,6 +146,7 @@ public final class RenderPlan {
             for (index, node) in chain.enumerated() where !node.bypass {
                 let key = keyPrefix + (node.id ?? "#\(index)")
                 var kernel: RenderNode?
+                var channelsAfter = channels
                 switch node.kind {
                 case .filter(let design):
                     try checkFrequency(design.frequencyHz, node.path + ".frequency")
@@ -179,6 +180,7 @@ public final class RenderPlan {
                     let state = try registry.pluginState(key: key, spec: spec, path: node.path, channels: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
                     plugins.append((key, state))
                     kernel = .plugin(PluginKernel(state: state, values: try state.values(for: spec.controls, path: node.path)))
+                    channelsAfter = state.outputChannelCount
                 case .pan(let p):
                     switch channels {
                     case 1: kernel = .pan(PanKernel(pan: p, mode: .monoToStereo, sampleRate: fs))
@@ -190,8 +192,8 @@ public final class RenderPlan {
                 guard let kernel else { continue }
                 flushCascade()
                 add(kernel, key: key, base: base, channels: channels)
-                if case .pan(let p) = kernel, p.mode == .monoToStereo { channels = 2 }
-                if case .plugin(let spec) = node.kind, let state = plugins.last?.state, state.spec == spec { channels = state.outputChannelCount }
+                if case .pan(let p) = kernel, p.mode == .monoToStereo { channelsAfter = 2 }
+                channels = channelsAfter
             }
             return channels
         }
