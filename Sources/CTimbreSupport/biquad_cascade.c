@@ -93,56 +93,76 @@ static inline void cascade_avx2_body(const double *co, double *st, const size_t 
 #define LOAD_S2(v) (s2InMemory ? _mm256_loadu_pd(S2(v)) : s2r[v])
 #define STORE_S2(v, value) do { if (s2InMemory) _mm256_storeu_pd(S2(v), (value)); else s2r[v] = (value); } while (0)
     const size_t depth = 2 * V - 1;  // steps from a frame entering section 0 to leaving the last
-    const size_t steps = frames + depth;
-    for (size_t t = 0; t < steps; t++) {
-        double inL = t < frames ? left[t] : 0, inR = (t < frames && right) ? right[t] : 0;
-        __m256d in = _mm256_set_pd(inR, inL, inR, inL);  // the frame, in the high half for the shift
-        if (t >= depth && t < frames) {
-            // Steady state: every section has a frame inside the block.
-            __m256d prev = in;
+// One section pair's step: x is (section 2v − 1's output, section 2v's output) of the previous
+// step; `keep` the lanes whose sections update (0xF both, 0x3 the low one, 0xC the high one).
+#define STEP(v, keep) do { \
+        __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);  /* (prev.hi, y.lo) */ \
+        prev = y[v]; \
+        __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]); \
+        __m256d s2 = LOAD_S2(v); \
+        __m256d n1 = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, s2)); \
+        __m256d n2 = _mm256_fnmadd_pd(A2(v), out, _mm256_mul_pd(B2(v), x)); \
+        if ((keep) == 0xF) { s1[v] = n1; STORE_S2(v, n2); } \
+        else { s1[v] = _mm256_blend_pd(s1[v], n1, (keep)); STORE_S2(v, _mm256_blend_pd(s2, n2, (keep))); } \
+        y[v] = out; \
+    } while (0)
+#define INPUT(t) _mm256_set_pd(right ? (double)right[t] : 0.0, (double)left[t], right ? (double)right[t] : 0.0, (double)left[t])
+#define OUTPUT(t) do { \
+        __m128d last = _mm256_extractf128_pd(y[V - 1], 1);  /* the last section finished frame t */ \
+        left[t] = (float)_mm_cvtsd_f64(last); \
+        if (right) right[t] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(last, last)); \
+    } while (0)
+    if (V <= 8 && frames >= depth) {
+        // Fill (steps 0 … depth − 1, section k active from step k), steady state, drain (step
+        // frames + d: sections d + 1 … 2V − 1 still active). The fill and drain loops have a
+        // constant trip count and unroll fully, so which sections update is known at compile
+        // time: no branch or variable blend per vector (block 32, 11 sections: see
+        // docs/BENCHMARKS.md). Same operations per section as the general loop below.
+        _Pragma("clang loop unroll(full)")
+        for (size_t t = 0; t < depth; t++) {
+            __m256d prev = INPUT(t);
             _Pragma("clang loop unroll(full)")
             for (size_t v = 0; v < V; v++) {
-                __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);  // (prev.hi, y.lo)
-                prev = y[v];
-                __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]);
-                s1[v] = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, LOAD_S2(v)));
-                STORE_S2(v, _mm256_fnmadd_pd(A2(v), out, _mm256_mul_pd(B2(v), x)));
-                y[v] = out;
+                if (2 * v > t) break;  // this and later pairs have not started
+                if (2 * v + 1 <= t) STEP(v, 0xF); else STEP(v, 0x3);
             }
-        } else {
-            // Filling or draining: section k updates only while its frame t − k is in the block.
-            __m256d prev = in;
+        }
+        for (size_t t = depth; t < frames; t++) {
+            __m256d prev = INPUT(t);
+            _Pragma("clang loop unroll(full)")
+            for (size_t v = 0; v < V; v++) STEP(v, 0xF);
+            OUTPUT(t - depth);
+        }
+        _Pragma("clang loop unroll(full)")
+        for (size_t d = 0; d < depth; d++) {
+            __m256d prev = _mm256_setzero_pd();
+            _Pragma("clang loop unroll(full)")
+            for (size_t v = 0; v < V; v++) {
+                if (2 * v + 1 < d + 1) { prev = y[v]; continue; }  // both sections done
+                if (2 * v >= d + 1) STEP(v, 0xF); else STEP(v, 0xC);
+            }
+            OUTPUT(frames + d - depth);
+        }
+    } else {
+        // Any block length and cascade: the activity of each section worked out per step.
+        const size_t steps = frames + depth;
+        for (size_t t = 0; t < steps; t++) {
+            __m256d prev = t < frames ? INPUT(t) : _mm256_setzero_pd();
             _Pragma("clang loop unroll(full)")
             for (size_t v = 0; v < V; v++) {
                 size_t k0 = 2 * v, k1 = 2 * v + 1;
                 int lo = t >= k0 && t - k0 < frames, hi = t >= k1 && t - k1 < frames;
-                __m256d x = _mm256_permute2f128_pd(prev, y[v], 0x21);
-                prev = y[v];
-                if (!lo && !hi) continue;
-                if (lo && hi) {  // both sections inside the block: the steady step
-                    __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]);
-                    s1[v] = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, LOAD_S2(v)));
-                    STORE_S2(v, _mm256_fnmadd_pd(A2(v), out, _mm256_mul_pd(B2(v), x)));
-                    y[v] = out;
-                    continue;
-                }
-                __m256d s2 = LOAD_S2(v);
-                __m256d out = _mm256_fmadd_pd(B0(v), x, s1[v]);
-                __m256d n1 = _mm256_fnmadd_pd(A1(v), out, _mm256_fmadd_pd(B1(v), x, s2));
-                __m256d n2 = _mm256_fnmadd_pd(A2(v), out, _mm256_mul_pd(B2(v), x));
-                __m256d keep = _mm256_castsi256_pd(_mm256_set_epi64x(hi ? -1 : 0, hi ? -1 : 0, lo ? -1 : 0, lo ? -1 : 0));
-                s1[v] = _mm256_blendv_pd(s1[v], n1, keep);
-                STORE_S2(v, _mm256_blendv_pd(s2, n2, keep));
-                y[v] = out;
+                if (lo && hi) STEP(v, 0xF);
+                else if (lo) STEP(v, 0x3);
+                else if (hi) STEP(v, 0xC);
+                else prev = y[v];
             }
-        }
-        if (t >= depth) {
-            // The last section (high half of the last vector) finished frame t − depth.
-            __m128d last = _mm256_extractf128_pd(y[V - 1], 1);
-            left[t - depth] = (float)_mm_cvtsd_f64(last);
-            if (right) right[t - depth] = (float)_mm_cvtsd_f64(_mm_unpackhi_pd(last, last));
+            if (t >= depth) OUTPUT(t - depth);
         }
     }
+#undef STEP
+#undef INPUT
+#undef OUTPUT
     _Pragma("clang loop unroll(full)")
     for (size_t v = 0; v < V; v++) {
         _mm256_storeu_pd(st + 8 * v, s1[v]);

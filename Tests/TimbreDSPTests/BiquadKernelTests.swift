@@ -79,23 +79,28 @@ import TimbreTestSupport
     }
 
     /// Every kernel is bit-identical across block splits (each is the path on some CPU), for
-    /// a short cascade and one of 20 sections (two wavefront passes).
+    /// a short cascade, 11 sections (6 vectors), 20 (10 vectors) and 40 (two wavefront passes).
+    /// The wavefront kernels run blocks of at least 2V − 1 frames of up to 8 vectors through
+    /// fill and drain steps unrolled at compile time, anything else through the general loop:
+    /// splits just below, at and above 2V − 1 compare the two.
     @Test func everyKernelIsBitIdenticalAcrossBlockSplits() {
         let input = [Reference.noise(count: 5000, seed: 4), Reference.noise(count: 5000, seed: 5), Reference.noise(count: 5000, seed: 6)]
-        let long = (0..<20).flatMap { k in
-            FilterDesign(type: .peak, frequencyHz: 40 * pow(1.4, Double(k)), gainDB: k % 2 == 0 ? 2 : -3, q: 1).sections(sampleRate: 48000)
+        func bells(_ count: Int) -> [BiquadCoefficients] {
+            (0..<count).flatMap { k in
+                FilterDesign(type: .peak, frequencyHz: 40 * pow(1.4, Double(k % 20)), gainDB: k % 2 == 0 ? 2 : -3, q: 1).sections(sampleRate: 48000)
+            }
         }
         for kernel in BiquadCascade.availableKernels {
-            for sections in [Self.sections, long] {
+            for sections in [Self.sections, bells(11), bells(20), bells(40)] {
+                let depth = 2 * ((sections.count + 1) / 2) - 1
                 let whole = process(input, sections, blocks: [5000], kernel: kernel)
-                for blocks in [[1], [17], [256], [1, 7, 300, 2]] {
+                for blocks in [[1], [17], [256], [1, 7, 300, 2], [max(1, depth - 1)], [depth], [depth + 1, depth]] {
                     #expect(process(input, sections, blocks: blocks, kernel: kernel) == whole, "\(kernel), \(sections.count) sections, blocks \(blocks)")
                 }
             }
         }
     }
 
-    /// Splitting the frames into blocks of any size gives bit-identical output.
     @Test func blockSplitsAreBitIdentical() {
         let input = [Reference.noise(count: 9000, seed: 1), Reference.noise(count: 9000, seed: 2), Reference.noise(count: 9000, seed: 3)]
         let whole = process(input, Self.sections, blocks: [9000])
