@@ -15,6 +15,8 @@ frame); the file I/O in the system time is the same for copy and chain. The cost
 median over runs of each run's chain-minus-copy difference (the two are interleaved, so slow
 drift of a shared machine cancels). The whole commands are wall time — where Timbre's second
 thread shows. Medians of interleaved runs; the ratios Timbre / tool are from the same run.
+Timbre's chains also run at --block-size 32 and 4096 (each against the copy at the same block
+size): the cost of small blocks.
 
 Usage: bench-compare-chain.py path/to/timbre [runs]
 """
@@ -47,8 +49,9 @@ sox_fx = ["highpass", "80"] + [a for f, g in BELLS for a in ("equalizer", str(f)
 ff_fx = ",".join(["highpass=f=80:p=2"] + [f"equalizer=f={f}:t=q:w=1:g={g}" for f, g in BELLS])
 portable = dict(os.environ, TIMBRE_NO_AVX2="1")
 
-def timbre(preset, env=None):
-    return ([TIMBRE, "render", src, "-o", out, "--preset", preset, "--encoding", "float", "-q"], env)
+def timbre(preset, env=None, block=None):
+    size = ["--block-size", str(block)] if block else []
+    return ([TIMBRE, "render", src, "-o", out, "--preset", preset, "--encoding", "float", "-q"] + size, env)
 
 commands = {
     "timbre copy": timbre("flat"),
@@ -57,6 +60,10 @@ commands = {
     "timbre copy (portable path)": timbre("flat", portable),
     "timbre hp + 10 peak nodes (portable path)": timbre(os.path.join(work, "chain.json"), portable),
     "timbre hp + eq node (portable path)": timbre(os.path.join(work, "eq.json"), portable),
+    # Block size: the chain's cost at 32-frame blocks against 4096-frame blocks (target ≤ 1.5×).
+    **{f"timbre {what} (block {b})": timbre(preset, block=b) for b in (32, 4096)
+       for what, preset in [("copy", "flat"), ("hp + 10 peak nodes", os.path.join(work, "chain.json")),
+                            ("hp + eq node", os.path.join(work, "eq.json"))]},
     "sox copy": (["sox", src, "-e", "floating-point", "-b", "32", out], None),
     "sox hp + 10 equalizers": (["sox", src, "-e", "floating-point", "-b", "32", out] + sox_fx, None),
     "ffmpeg copy": (["ffmpeg", "-v", "error", "-y", "-threads", "1", "-filter_threads", "1", "-i", src, "-c:a", "pcm_f32le", out], None),
@@ -90,6 +97,8 @@ rows = [
     ("timbre hp + 10 peak nodes", "timbre copy"), ("timbre hp + eq node", "timbre copy"),
     ("timbre hp + 10 peak nodes (portable path)", "timbre copy (portable path)"),
     ("timbre hp + eq node (portable path)", "timbre copy (portable path)"),
+    ("timbre hp + 10 peak nodes (block 32)", "timbre copy (block 32)"), ("timbre hp + 10 peak nodes (block 4096)", "timbre copy (block 4096)"),
+    ("timbre hp + eq node (block 32)", "timbre copy (block 32)"), ("timbre hp + eq node (block 4096)", "timbre copy (block 4096)"),
     ("sox hp + 10 equalizers", "sox copy"), ("ffmpeg hp + 10 equalizers", "ffmpeg copy"),
 ]
 print(f"## Filter chain: high-pass + 10 bells, 60 s stereo 48 kHz float WAV (medians of {RUNS} interleaved runs)\n")
@@ -97,10 +106,13 @@ print("| command | whole command s (wall) | × real time | CPU s (user + sys) | 
 print("|---|---|---|---|---|")
 for name, copy in rows:
     print(f"| {name} | {med[name]:.3f} | {SECONDS / med[name]:.0f}× | {cpu[name]:.3f} | {cost(name, copy):.1f} |")
-for copy in ["timbre copy", "sox copy", "ffmpeg copy"]:
+for copy in ["timbre copy", "timbre copy (block 32)", "timbre copy (block 4096)", "sox copy", "ffmpeg copy"]:
     print(f"| {copy} (decode + encode only) | {med[copy]:.3f} | {SECONDS / med[copy]:.0f}× | {cpu[copy]:.3f} | — |")
 t_chain = cost("timbre hp + 10 peak nodes", "timbre copy")
 print("\nRatios from this run (how many times faster Timbre's 11-node chain is):\n")
 print(f"- chain cost: {cost('sox hp + 10 equalizers', 'sox copy') / t_chain:.1f}× sox, {cost('ffmpeg hp + 10 equalizers', 'ffmpeg copy') / t_chain:.1f}× ffmpeg")
 print(f"- whole command: {med['sox hp + 10 equalizers'] / med['timbre hp + 10 peak nodes']:.1f}× sox, "
       f"{med['ffmpeg hp + 10 equalizers'] / med['timbre hp + 10 peak nodes']:.1f}× ffmpeg")
+blocks = [cost(f"timbre {w} (block 32)", "timbre copy (block 32)") / cost(f"timbre {w} (block 4096)", "timbre copy (block 4096)")
+          for w in ("hp + 10 peak nodes", "hp + eq node")]
+print(f"- block size: chain cost at --block-size 32 is {blocks[0]:.2f}× (11 nodes) and {blocks[1]:.2f}× (eq node) its cost at 4096")
