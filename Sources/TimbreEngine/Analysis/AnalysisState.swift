@@ -9,16 +9,23 @@ public final class AnalysisState {
     public let kind: Kind
     public let channelCount: Int
     public let sampleRate: Double
-    let kernel: AnalysisKernel
+    /// The render-side kernel, out of line: a plan's node holds this address, not the
+    /// 440-byte struct (see ``RenderNode``).
+    let kernelAddress: UnsafeMutablePointer<AnalysisKernel>
+    var kernel: AnalysisKernel { kernelAddress.pointee }
 
     public let spectrum: SpectrumSettings?
 
     init(kind: Kind, channelCount: Int, sampleRate: Double, spectrum: SpectrumSettings? = nil) {
         self.kind = kind; self.channelCount = channelCount; self.sampleRate = sampleRate; self.spectrum = spectrum
-        kernel = AnalysisKernel(kind: kind, channelCount: channelCount, sampleRate: sampleRate, spectrum: spectrum)
+        kernelAddress = .allocate(capacity: 1)
+        kernelAddress.initialize(to: AnalysisKernel(kind: kind, channelCount: channelCount, sampleRate: sampleRate, spectrum: spectrum))
     }
 
-    deinit { kernel.deallocate() }
+    deinit {
+        kernelAddress.pointee.deallocate()
+        kernelAddress.deinitialize(count: 1); kernelAddress.deallocate()
+    }
 
     func matches(_ kind: Kind, _ channels: Int, _ rate: Double, _ spectrum: SpectrumSettings?) -> Bool {
         self.kind == kind && channelCount == channels && sampleRate == rate && self.spectrum == spectrum

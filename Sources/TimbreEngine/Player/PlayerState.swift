@@ -25,7 +25,8 @@ public final class PlayerState: @unchecked Sendable {
     let end: UnsafeAtomic<Int>
     /// Frames the output needed that the ring did not hold (filled with silence).
     let underrunFrames: UnsafeAtomic<Int>
-    let kernel: PlayerKernel
+    /// The render-side kernel, out of line: a plan's node holds this address (see ``RenderNode``).
+    let kernelAddress: UnsafeMutablePointer<PlayerKernel>
     /// Whatever fills the ring (kept alive with the state); it also carries out seeks.
     public var feeder: (any PlayerStreamControl)?
     /// Playing or paused (`play`/`pause`; starts as the spec's `autoplay`). The render side
@@ -44,12 +45,14 @@ public final class PlayerState: @unchecked Sendable {
         end = .create(-1); underrunFrames = .create(0)
         playingFlag = .create(spec.autoplay); cut = .create(0)
         originValue = (0, spec.start + spec.offset)
-        kernel = PlayerKernel(ring: ring, end: end, underruns: underrunFrames, playing: playingFlag, cut: cut,
-                              maxBlockFrames: maxBlockFrames, fadeFrames: max(1, Int(0.005 * sampleRate)))
+        kernelAddress = .allocate(capacity: 1)
+        kernelAddress.initialize(to: PlayerKernel(ring: ring, end: end, underruns: underrunFrames, playing: playingFlag, cut: cut,
+                                                  maxBlockFrames: maxBlockFrames, fadeFrames: max(1, Int(0.005 * sampleRate))))
     }
 
     deinit {
-        kernel.deallocate(); ring.deallocate(); end.destroy(); underrunFrames.destroy(); playingFlag.destroy(); cut.destroy()
+        kernelAddress.pointee.deallocate(); kernelAddress.deinitialize(count: 1); kernelAddress.deallocate()
+        ring.deallocate(); end.destroy(); underrunFrames.destroy(); playingFlag.destroy(); cut.destroy()
     }
 
     /// Plays or pauses (control thread).

@@ -96,13 +96,13 @@ public struct PlanCore {
                     gain.advance(by: n)
                     nodes[i] = .mix(to: to, count: count, gain: gain)
                 case .analysis(let k):
-                    if analyse { k.process(at, frameCount: n) }
+                    if analyse { k.pointee.process(at, frameCount: n) }
                 case .pitch(let k, let semitones):
                     k.process(at, semitones: semitones, frameCount: n, stamp: stamp)
                 case .delay(let d):
                     d.process(at, frameCount: n)
                 case .player(let k):
-                    k.process(at, frameCount: n, stamp: stamp)
+                    k.pointee.process(at, frameCount: n, stamp: stamp)
                 case .plugin(let k):
                     k.process(at, frameCount: n, stamp: stamp)
                 }

@@ -169,7 +169,7 @@ public final class RenderPlan {
                     let state = registry?.analysisState(key: key, kind: kind, channels: channels, sampleRate: fs, spectrum: spectrum)
                         ?? AnalysisState(kind: kind, channelCount: channels, sampleRate: fs, spectrum: spectrum)
                     analysis.append((key, state))
-                    kernel = .analysis(state.kernel)
+                    kernel = .analysis(UnsafePointer(state.kernelAddress))
                 case .pitch(let semitones):
                     let state = registry?.pitchState(key: key, channels: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames, semitones: semitones)
                         ?? PitchState(channelCount: channels, sampleRate: fs, maxBlockFrames: format.maxBlockFrames, semitones: semitones)
@@ -249,7 +249,7 @@ public final class RenderPlan {
                     }
                     let state = try registry.playerState(key: key, spec: spec, path: ch.path + ".player", sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
                     players.append((key, state))
-                    add(.player(state.kernel), key: key, base: base, channels: state.channelCount)
+                    add(.player(UnsafePointer(state.kernelAddress)), key: key, base: base, channels: state.channelCount)
                     channels = state.channelCount
                 }
                 channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/")
