@@ -12,7 +12,6 @@ public final class AnalysisState {
     /// The render-side kernel, out of line: a plan's node holds this address, not the
     /// 440-byte struct (see ``RenderNode``).
     let kernelAddress: UnsafeMutablePointer<AnalysisKernel>
-    var kernel: AnalysisKernel { kernelAddress.pointee }
 
     public let spectrum: SpectrumSettings?
 
@@ -32,5 +31,5 @@ public final class AnalysisState {
     }
 
     /// The newest values (control thread only: the snapshot buffer has one reader).
-    public var values: JSONValue { kernel.readValues() }
+    public var values: JSONValue { kernelAddress.pointee.readValues() }
 }
