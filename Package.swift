@@ -5,6 +5,13 @@ import PackageDescription
 // Module graph (one direction of dependency):
 //   CSndFile, CJack, CFFTW, CTimbreSupport  ->  TimbreDSP  ->  TimbreEngine  ->  TimbreFile, TimbreJack  ->  timbre
 //   CLilv, CTimbrePlugins  ->  TimbrePlugins (LV2 and LADSPA hosting; TimbreEngine sees plugins through SharedNodeStates)
+// `@_noLocks` on the render path is checked by the optimizer's performance diagnostics, which
+// fail on every unspecialised generic call in a debug (-Onone) build. The attribute is applied
+// only where TIMBRE_REALTIME_CHECKS is defined: release builds, for Timbre and for packages
+// depending on it. Debug builds still run the RealtimeSanitizer and allocation checks' code
+// paths; the compile-time proof lives in release.
+let realtimeChecks: [SwiftSetting] = [.define("TIMBRE_REALTIME_CHECKS", .when(configuration: .release))]
+
 let package = Package(
     name: "Timbre",
     products: [
@@ -37,13 +44,15 @@ let package = Package(
         .target(name: "CTimbrePlugins"),
         .target(name: "CTimbreSupport"),
         .target(name: "CRealtimeSanitizer"),
-        .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"]),
-        .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "TimbreDSP", dependencies: ["CTimbreSupport", "CFFTW"], swiftSettings: realtimeChecks),
+        .target(name: "TimbreEngine", dependencies: ["TimbreDSP", .product(name: "Atomics", package: "swift-atomics")],
+                swiftSettings: realtimeChecks),
         .target(name: "TimbrePlugins", dependencies: ["TimbreEngine", "CLilv", "CTimbrePlugins"]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
         .target(name: "TimbreControl", dependencies: ["TimbreEngine"]),
         .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport",
-                                                   .product(name: "Atomics", package: "swift-atomics")]),
+                                                   .product(name: "Atomics", package: "swift-atomics")],
+                swiftSettings: realtimeChecks),
         .executableTarget(name: "timbre", dependencies: [
             "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

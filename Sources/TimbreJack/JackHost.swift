@@ -148,7 +148,9 @@ public final class JackHost: @unchecked Sendable {
     }
 
     /// The process callback body: fetch port buffers, render. No allocation, locks or I/O.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     static func process(_ ctx: UnsafeMutablePointer<JackProcessContext>, frames: Int) {
         let c = ctx.pointee
         _unsafePerformance { c.cycleEnter?() }

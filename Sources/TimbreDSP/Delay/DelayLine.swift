@@ -21,7 +21,9 @@ public struct DelayLine: @unchecked Sendable {
     public func deallocate() { buffer.deallocate(); position.deallocate() }
 
     /// Delays `frameCount` frames of `channelCount` channels in place.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let start = position.pointee
         for c in 0..<channelCount {
@@ -39,7 +41,9 @@ public struct DelayLine: @unchecked Sendable {
     }
 
     /// Takes over `other`'s contents (same length and channels), so a new plan continues the stream.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func copyState(from other: DelayLine) {
         guard other.frames == frames && other.channelCount == channelCount else { return }
         for i in 0..<(frames * channelCount) { buffer[i] = other.buffer[i] }
@@ -47,7 +51,9 @@ public struct DelayLine: @unchecked Sendable {
     }
 
     /// Silences the line.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func reset() {
         for i in 0..<(frames * channelCount) { buffer[i] = 0 }
         position.pointee = 0

@@ -78,7 +78,9 @@ public struct BiquadCascade {
     /// cascade's sections starting at `to` (same channel count): a redesigned filter continues
     /// where the old one was instead of starting from silence, also when it sits at another
     /// place of a longer (fused) cascade now.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func copyState(from other: BiquadCascade, sections from: Int, to: Int, count: Int) {
         guard other.channelCount == channelCount, from >= 0, to >= 0,
               from + count <= other.sectionCount, to + count <= sectionCount else { return }
@@ -101,7 +103,10 @@ public struct BiquadCascade {
     /// Real-time safe; reads `8 × ⌈sectionCount / 2⌉` values per channel pair.
     @inlinable public var hasNonFiniteState: Bool { nonFiniteStateCheck() }
 
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     func nonFiniteStateCheck() -> Bool {
         var bad = false
         for i in 0..<stateCount { bad = bad || !state[i].isFinite }
@@ -109,14 +114,20 @@ public struct BiquadCascade {
     }
 
     /// Clears the filter state (as if preceded by silence). Real-time safe.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func reset() {
         for i in 0..<stateCount { state[i] = 0 }
     }
 
     /// Filters `frameCount` frames in place. `channels[c]` points at channel c's samples.
     /// Real-time safe: no allocation or locks (the C kernel neither allocates nor locks).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if sectionCount == 0 || frameCount == 0 { return }
         _unsafePerformance {

@@ -28,14 +28,19 @@ public struct GainKernel: Sendable {
     public mutating func setGain(_ gain: Float) { ramp.setTarget(gain, frames: rampFrames) }
 
     /// Continues from `previous`: starts at its current gain and ramps to this kernel's target.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public mutating func continueFrom(_ previous: GainKernel) {
         let target = ramp.target
         ramp = LinearRamp(value: previous.ramp.current)
         ramp.setTarget(target, frames: rampFrames)
     }
 
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
         if !ramp.isRamping {
             let g = ramp.target

@@ -42,7 +42,10 @@ public struct LinearRamp: Sendable, Equatable {
     @inlinable func rampingFrames(_ count: Int) -> Int { max(0, min(count, length - position)) }
 
     /// `p[n] *= value(at: n)` for the next `count` frames (does not advance).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func scale(_ p: UnsafeMutablePointer<Float>, count: Int) {
         let m = rampingFrames(count), a = start, d = slope, k0 = Int32(truncatingIfNeeded: position), g = target
         for n in 0..<m { p[n] *= a + d * Float(k0 &+ Int32(truncatingIfNeeded: n)) }
@@ -50,7 +53,10 @@ public struct LinearRamp: Sendable, Equatable {
     }
 
     /// `destination[n] = source[n] · value(at: n)` for the next `count` frames (does not advance).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func scale(from source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
         let m = rampingFrames(count), a = start, d = slope, k0 = Int32(truncatingIfNeeded: position), g = target
         for n in 0..<m { destination[n] = source[n] * (a + d * Float(k0 &+ Int32(truncatingIfNeeded: n))) }
@@ -58,7 +64,10 @@ public struct LinearRamp: Sendable, Equatable {
     }
 
     /// `destination[n] += source[n] · value(at: n)` for the next `count` frames (does not advance).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func accumulate(from source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
         let m = rampingFrames(count), a = start, d = slope, k0 = Int32(truncatingIfNeeded: position), g = target
         for n in 0..<m { destination[n] += source[n] * (a + d * Float(k0 &+ Int32(truncatingIfNeeded: n))) }
@@ -71,7 +80,10 @@ public struct LinearRamp: Sendable, Equatable {
 
     /// `destination[n] = a[n] + (b[n] − a[n]) · value(at: n)` for the next `count` frames: a
     /// crossfade from `a` (value 0) to `b` (value 1); `destination` may be `b` (does not advance).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func crossfade(from a: UnsafePointer<Float>, to b: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
         let m = rampingFrames(count), s = start, d = slope, k0 = Int32(truncatingIfNeeded: position), g = target
         for n in 0..<m { destination[n] = a[n] + (b[n] - a[n]) * (s + d * Float(k0 &+ Int32(truncatingIfNeeded: n))) }

@@ -42,7 +42,9 @@ public struct PanKernel: Sendable {
     }
 
     /// Continues from `previous`: starts at its current gains and ramps to this kernel's.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public mutating func continueFrom(_ previous: PanKernel) {
         let l = left.target, r = right.target
         left = LinearRamp(value: previous.left.current); left.setTarget(l, frames: rampFrames)
@@ -51,7 +53,10 @@ public struct PanKernel: Sendable {
 
     /// For `.monoToStereo`, reads channel 0 and writes channels 0 and 1 (channel 1's buffer
     /// must exist); for `.stereoBalance`, scales channels 0 and 1 in place.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let l = channels[0], r = channels[1]
         switch mode {

@@ -69,7 +69,10 @@ public struct LevelMeter {
     @inlinable func v(_ c: Int, _ f: Field) -> UnsafeMutablePointer<Double> { values + c * Field.count.rawValue + f.rawValue }
 
     /// Feeds `frameCount` frames of planar audio. Allocation-free.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         var done = 0
         while done < frameCount {
@@ -89,7 +92,10 @@ public struct LevelMeter {
 
     /// Peak and the count of |x| ≥ 1 over `count` samples; adds x² into `lanes` (lane j takes
     /// the samples at absolute position ≡ j mod 8; the first sample is at `phase`).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     static func reduce(_ x: UnsafeMutablePointer<Float>, count: Int, phase: Int, lanes: UnsafeMutablePointer<SIMD8<Float>>) -> (Float, Int) {
         var squares = lanes.pointee
         var p: Float = 0, k = 0
@@ -127,7 +133,10 @@ public struct LevelMeter {
         return (p, k)
     }
 
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     func finishTick() {
         for c in 0..<channelCount {
             let l = lanes[c]

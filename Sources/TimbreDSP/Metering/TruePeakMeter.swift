@@ -91,7 +91,10 @@ public struct TruePeakMeter {
     /// Feeds `frameCount` frames of planar `channels`. Allocation-free (the loop is C:
     /// `timbre_true_peak_block`: eight output samples per AVX2+FMA vector when the CPU has
     /// them, every phase of a sample as one SSE vector otherwise).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let n = Self.tapsPerPhase
         for c in 0..<channelCount {

@@ -7,7 +7,10 @@ import CTimbreSupport
 /// channel's Double history from `offset` (channel c at `history + c × stride`), written as
 /// Float to `output[c][frame]`. Stereo pairs share each weight load (`timbre_dot2_f64`); the C
 /// kernels are dispatched at run time (AVX2+FMA or portable) and neither allocate nor lock.
-@usableFromInline @inline(__always) @_noLocks
+#if TIMBRE_REALTIME_CHECKS
+@_noLocks
+#endif
+@usableFromInline @inline(__always)
 func convolveChannels(_ weights: UnsafePointer<Double>, taps: Int, history: UnsafeMutablePointer<Double>, stride: Int,
                       offset: Int, channelCount: Int, output: UnsafePointer<UnsafeMutablePointer<Float>>, frame n: Int) {
     var c = 0
@@ -26,7 +29,10 @@ func convolveChannels(_ weights: UnsafePointer<Double>, taps: Int, history: Unsa
 
 /// Appends `frames` input frames of every channel, as Double, after the `held` frames of
 /// history (channel c at `history + c × stride`).
-@usableFromInline @inline(__always) @_noLocks
+#if TIMBRE_REALTIME_CHECKS
+@_noLocks
+#endif
+@usableFromInline @inline(__always)
 func appendHistory(_ input: UnsafePointer<UnsafePointer<Float>>, frames: Int, to history: UnsafeMutablePointer<Double>,
                    stride: Int, held: Int, channelCount: Int) {
     for c in 0..<channelCount {
@@ -36,7 +42,10 @@ func appendHistory(_ input: UnsafePointer<UnsafePointer<Float>>, frames: Int, to
 }
 
 /// Drops the first `count` of `total` history frames of every channel (moves the rest to the front).
-@usableFromInline @inline(__always) @_noLocks
+#if TIMBRE_REALTIME_CHECKS
+@_noLocks
+#endif
+@usableFromInline @inline(__always)
 func dropHistory(_ count: Int, of total: Int, in history: UnsafeMutablePointer<Double>, stride: Int, channelCount: Int) {
     guard count > 0 else { return }
     for c in 0..<channelCount {

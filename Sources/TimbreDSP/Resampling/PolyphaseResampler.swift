@@ -87,7 +87,10 @@ public struct PolyphaseResampler {
     }
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
         guard outputFrames > 0 else { return 0 }
         let l = bank.ratio.upsampling, m = bank.ratio.downsampling
@@ -98,7 +101,10 @@ public struct PolyphaseResampler {
 
     /// Appends `inputFrames` frames (exactly ``inputFramesNeeded(forOutputFrames:)``) and
     /// writes `outputFrames` converted frames.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
                         output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
         precondition(outputFrames <= maximumOutputFrames && cursor[1] + inputFrames <= capacity,

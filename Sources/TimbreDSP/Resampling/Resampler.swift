@@ -118,7 +118,10 @@ public struct Resampler {
     public func outputFrames(forInputFrames n: Int64) -> Int64 { ratio.outputFrames(forInputFrames: n) }
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
         switch engine {
         case .spectral(let e): e.inputFramesNeeded(forOutputFrames: outputFrames)
@@ -128,7 +131,10 @@ public struct Resampler {
 
     /// Appends `inputFrames` frames (exactly ``inputFramesNeeded(forOutputFrames:)``) and
     /// writes `outputFrames` converted frames.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
                         output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
         switch engine {

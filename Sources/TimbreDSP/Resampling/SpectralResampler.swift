@@ -117,7 +117,9 @@ public struct SpectralResampler {
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames: 0 while the
     /// last block's outputs last, then whole hops (the first block also its lookahead).
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
         let left = state[2]
         guard outputFrames > left else { return 0 }
@@ -127,7 +129,9 @@ public struct SpectralResampler {
 
     /// Appends `inputFrames` frames (exactly ``inputFramesNeeded(forOutputFrames:)``) and
     /// writes `outputFrames` converted frames.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
                         output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
         precondition(outputFrames <= maximumOutputFrames && state[0] + inputFrames <= pendingCapacity,
@@ -154,7 +158,9 @@ public struct SpectralResampler {
     }
 
     /// Converts the block at the front of `pending` into `ready` and advances one hop.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func transformBlock() {
         let nIn = layout.inputBlock, nOut = layout.outputBlock, hop = layout.hopOutput
         let first = layout.leadInput / ratio.downsampling * ratio.upsampling  // first kept output index

@@ -87,7 +87,9 @@ public struct VariableResampler {
     public var step: Double { stepState[1] }
 
     /// Moves the step to `target` over ``smoothingFrames`` output frames (clamped to 1/64…`maximumStep`).
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func setStep(_ target: Double) {
         let t = Swift.min(maximumStep, Swift.max(1.0 / 64, target))
         stepState[2] = t
@@ -96,14 +98,18 @@ public struct VariableResampler {
 
     /// Sets the step at once, from the next output frame's move on (no smoothing): for callers
     /// that schedule the step exactly themselves (``PitchShifter``).
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func jumpStep(to step: Double) {
         let t = Swift.min(maximumStep, Swift.max(1.0 / 64, step))
         stepState[1] = t; stepState[2] = t; stepState[3] = 0
     }
 
     /// Input frames ``process`` needs with the next `outputFrames` output frames.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
         guard outputFrames > 0 else { return 0 }
         var position = Double(cursor[2]) + stepState[0]
@@ -119,19 +125,27 @@ public struct VariableResampler {
         return Swift.max(0, last + 1 - (cursor[0] + cursor[1]))
     }
 
-    @inline(__always) @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
     static func advance(_ step: Double, target: Double, delta: Double) -> Double {
         let next = step + delta
         return (delta > 0 && next > target) || (delta < 0 && next < target) || delta == 0 ? target : next
     }
 
     /// Input frames each side of the position the kernel reaches at `step`.
-    @inline(__always) @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
     static func reach(step: Double) -> Int { Int(Double(zeroCrossings) * Swift.max(1, step)) + 1 }
 
     /// Appends `inputFrames` frames (at least ``inputFramesNeeded(forOutputFrames:)``, within the
     /// capacity) and writes `outputFrames` frames.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func process(input: UnsafePointer<UnsafePointer<Float>>, inputFrames: Int,
                         output: UnsafePointer<UnsafeMutablePointer<Float>>, outputFrames: Int) {
         precondition(outputFrames <= maximumOutputFrames && cursor[1] + inputFrames <= capacity,

@@ -93,7 +93,9 @@ public struct SpectrumKernel {
 
     /// Feeds planar audio; a frame is analysed every ``hop`` samples once ``size`` have arrived.
     /// Real-time safe: copies, FFTW execution (thread-safe, allocation-free) and sums.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         var done = 0
         while done < frameCount {
@@ -111,7 +113,9 @@ public struct SpectrumKernel {
         }
     }
 
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func analyseFrame() {
         let bins = binCount
         for k in 0..<bins { framePower[k] = 0 }

@@ -36,7 +36,9 @@ public struct OnsetDetector {
     }
 
     /// Feeds `count` frames of a mono mix.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func process(_ x: UnsafePointer<Float>, count: Int) {
         var previous = state[0], energy = state[1]
         var position = counters[0]
@@ -63,7 +65,9 @@ public struct OnsetDetector {
     }
 
     /// The earliest onset at or after `position` (among those the ring still holds), if one was found.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func firstOnset(atOrAfter position: Int) -> Int? {
         let written = counters[1]
         var k = written - 1
@@ -78,7 +82,9 @@ public struct OnsetDetector {
     }
 
     /// True when an onset was found at a position in `range` (among those the ring still holds).
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func hasOnset(in range: Range<Int>) -> Bool {
         let written = counters[1]
         var k = written - 1

@@ -71,7 +71,9 @@ public struct PitchShifter {
 
         /// Glides toward `targetSemitones` (if it changed) and shifts `frameCount` frames
         /// (≤ `maximumBlockFrames`) from `input` into `output`; the two may be the same buffers.
+        #if TIMBRE_REALTIME_CHECKS
         @_noLocks
+        #endif
         public func process(targetSemitones: Double, input: UnsafePointer<UnsafePointer<Float>>,
                             output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
             storage._withUnsafeGuaranteedRef {
@@ -140,7 +142,9 @@ public struct PitchShifter {
             fifoPointers.deallocate(); fifoConst.deallocate(); subOutput.deallocate()
         }
 
+        #if TIMBRE_REALTIME_CHECKS
         @_noLocks
+        #endif
         func setTarget(_ semitones: Double) {
             let target = min(PitchShifter.semitoneRange.upperBound, max(PitchShifter.semitoneRange.lowerBound, semitones))
             guard target != targetSemitones else { return }
@@ -148,7 +152,9 @@ public struct PitchShifter {
             glidePerFrame = abs(target - self.semitones) / (PitchShifter.glideSeconds * sampleRate)
         }
 
+        #if TIMBRE_REALTIME_CHECKS
         @_noLocks
+        #endif
         func process(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
             // Glide (per block; the stretcher applies it from its next frame).
             let glide = glidePerFrame * Double(frameCount)

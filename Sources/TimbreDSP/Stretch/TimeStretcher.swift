@@ -230,7 +230,9 @@ public struct TimeStretcher {
             onsets.deallocate()
         }
 
+        #if TIMBRE_REALTIME_CHECKS
         @_noLocks
+        #endif
         func push(_ x: UnsafePointer<UnsafePointer<Float>>, frameCount: Int) {
             if total >= 0 { preconditionFailure("TimeStretcher.push after finish") }
             if inCount + frameCount > inCapacity { preconditionFailure("TimeStretcher.push: more frames than it was built for") }
@@ -253,7 +255,9 @@ public struct TimeStretcher {
             runFrames()
         }
 
+        #if TIMBRE_REALTIME_CHECKS
         @_noLocks
+        #endif
         func pull(_ y: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
             if frameCount > ready - outStart { preconditionFailure("TimeStretcher.pull: more frames than are ready") }
             for c in 0..<channels {

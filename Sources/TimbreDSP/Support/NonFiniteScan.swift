@@ -7,7 +7,10 @@
 /// floating-point reduction order to respect).
 public enum NonFiniteScan {
     /// True when any of the first `count` samples of `samples` is NaN or infinite.
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public static func contains(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
         var acc: UInt32 = 0
         for i in 0..<count {

@@ -53,7 +53,9 @@ public struct AnalysisKernel {
     }
 
     /// Measures `frameCount` frames of the node's channels (left unchanged) and publishes.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if measuresLevels {
             level.process(channels, frameCount: frameCount)

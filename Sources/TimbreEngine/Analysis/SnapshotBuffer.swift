@@ -34,7 +34,10 @@ public struct SnapshotBuffer {
     @inlinable public var writeSlot: UnsafeMutablePointer<Double> { slots + indices[0] * recordSize }
 
     /// Hands the filled slot to the reader. Real-time safe (one atomic exchange).
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public func publish() {
         indices[0] = middle.exchange(indices[0] | 4, ordering: .acquiringAndReleasing) & 3
     }

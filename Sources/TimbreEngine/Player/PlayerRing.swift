@@ -49,7 +49,9 @@ public struct PlayerRing: @unchecked Sendable {
 
     /// Moves up to `frameCount` frames into `channels` from frame `offset` on, at most up to
     /// ring position `limit`; returns how many were there. Reader side.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func take(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int = 0, frameCount: Int, limit: Int = .max) -> Int {
         let r = read.load(ordering: .relaxed)
         let n = max(0, min(frameCount, min(written.load(ordering: .acquiring), limit) - r))
@@ -63,7 +65,9 @@ public struct PlayerRing: @unchecked Sendable {
     }
 
     /// Drops the frames before ring position `position` (a seek's cut). Reader side.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func skip(to position: Int) {
         if read.load(ordering: .relaxed) < position { read.store(position, ordering: .releasing) }
     }

@@ -133,7 +133,9 @@ public struct PlayerKernel {
 
     func deallocate() { replay.deallocate(); fade.deallocate() }
 
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, stamp: Int) {
         if replay.replay(into: channels, frameCount: frameCount, stamp: stamp) { return }
         defer { replay.keep(channels, frameCount: frameCount, stamp: stamp) }

@@ -21,7 +21,9 @@ struct BlockReplay {
     func deallocate() { lastOutput.deallocate(); last.deallocate() }
 
     /// Writes the kept output of block `stamp` into `channels` if that block was already run.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func replay(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, stamp: Int) -> Bool {
         guard last[0] == stamp && last[1] == frameCount else { return false }
         for c in 0..<channelCount {
@@ -32,7 +34,9 @@ struct BlockReplay {
     }
 
     /// Keeps the output of block `stamp`.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func keep(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, stamp: Int) {
         for c in 0..<channelCount {
             let src = channels[c], dst = lastOutput + c * maxBlockFrames

@@ -19,7 +19,9 @@ public struct PitchKernel {
 
     /// Shifts `frameCount` frames of the node's channels in place toward `semitones` — or, if
     /// this block (`stamp`) was already shifted by another plan, writes that result.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, semitones: Double, frameCount: Int, stamp: Int) {
         if replay.replay(into: channels, frameCount: frameCount, stamp: stamp) { return }
         let input = UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafePointer<Float>.self)

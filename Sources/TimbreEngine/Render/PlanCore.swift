@@ -47,7 +47,10 @@ public struct PlanCore {
     /// nodes (a plan fading out must not feed the measurements its successor shares).
     /// `sequence`: the host's block number, the same for every plan rendering that block, so a
     /// shared node (`pitch`) runs once per block however many plans render it (see ``PitchKernel``).
-    @_noLocks @discardableResult
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
     public mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
                                 analyse: Bool = true, sequence: Int? = nil) -> Int {
         var silenced = 0
@@ -124,7 +127,9 @@ public struct PlanCore {
     }
 
     /// Clears the memory of every filter that holds NaN or infinity. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func clearNonFiniteState() {
         for i in 0..<nodes.count {
             if case .biquads(let k) = nodes[i], k.hasNonFiniteState { k.reset() }
@@ -134,7 +139,9 @@ public struct PlanCore {
     /// Continues the state of `old`'s nodes in this plan's matching nodes (filter memories,
     /// gain and pan ramps starting from the old current values), if `transfer` was computed
     /// against `old`. Real-time safe: copies a few hundred bytes.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func adoptState(from old: UnsafeMutablePointer<PlanCore>) {
         guard UnsafeMutableRawPointer(old) == transferSource else {
             // Compiled against another plan: nothing continues, so every filter fades in.

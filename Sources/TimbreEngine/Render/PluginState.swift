@@ -128,7 +128,9 @@ public struct PluginKernel {
 
     func deallocate() { controls.deallocate() }
 
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, stamp: Int) {
         if replay.replay(into: channels, frameCount: frameCount, stamp: stamp) { return }
         _unsafePerformance {

@@ -49,7 +49,9 @@ public struct RealtimeRenderer: @unchecked Sendable {
 
     /// The real-time entry point. No allocation, locks, I/O or reference counting
     /// (checked by `@_noLocks` at compile time, RealtimeSanitizer and allocation counts in tests).
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     public func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         var done = 0
         while done < frameCount {
@@ -61,7 +63,9 @@ public struct RealtimeRenderer: @unchecked Sendable {
         shared.pointee.framesRendered.wrappingIncrement(by: frameCount, ordering: .relaxed)
     }
 
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func renderChunk(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frameCount n: Int) {
         let s = shared
         // Adopt a newly published plan, but only between fades (one crossfade at a time).
@@ -117,7 +121,9 @@ public struct RealtimeRenderer: @unchecked Sendable {
 
     /// Hands `old` back to the control thread through a free retired slot; if all are full,
     /// keeps fading (at full new gain) until the control thread has emptied one.
+    #if TIMBRE_REALTIME_CHECKS
     @_noLocks
+    #endif
     func retire(_ old: UnsafeMutablePointer<PlanCore>) {
         let s = shared
         for k in 0..<s.pointee.retiredCount {

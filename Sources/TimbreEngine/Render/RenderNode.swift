@@ -82,7 +82,10 @@ public struct SineGenerator: Sendable {
         amplitude = Float(pow(10, levelDB / 20))
     }
 
-    @inlinable @_noLocks
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inlinable
     public mutating func generate(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
         for i in 0..<frameCount {
             out[i] = amplitude * Float(_unsafePerformance { sin(2 * Double.pi * phase) })
