@@ -60,7 +60,7 @@ if !live {
                  Double(summary.frames) / summary.sampleRate, summary.sampleRate, summary.outputChannels, summary.peakDBFS))
 } else {
     let host = try JackHost(name: "two-channels", document: document, inputs: 1, outputs: 2,
-                            makePlayer: PlayerFeeder.factory(directory: folder))
+                            host: .files(in: folder))
     let prefetcher = PlayerPrefetcher()
     prefetcher.update(Array(host.engine.playerStates.values))
     prefetcher.start()

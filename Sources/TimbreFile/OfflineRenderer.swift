@@ -252,12 +252,10 @@ public enum OfflineRenderer {
         let (format, encoding) = try resolveFormat(request, inputEncoding: inputEncoding)
         let encodingSource = request.encoding != nil ? "given" : encoding == inputEncoding ? "input" : "default"
         let plan: RenderPlan
-        let shared = SharedNodeStates()
-        shared.makePlayer = PlayerFeeder.factory(directory: request.presetDirectory)
-        shared.pluginLoader = request.pluginLoader
+        let registry = NodeStateRegistry(services: .files(in: request.presetDirectory, plugins: request.pluginLoader))
         do {
             plan = try RenderPlan(preset: preset, format: RenderFormat(
-                sampleRate: outputRate, inputChannelCount: inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), shared: shared)
+                sampleRate: outputRate, inputChannelCount: inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), registry: registry)
         } catch { throw .preset(file: presetName, error) }
         let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
         var timeline: TimelineSource

@@ -85,7 +85,7 @@ public final class PlayerFeeder: PlayerStreamControl {
         state.markEnd(atFrame: state.ring.framesWritten)
     }
 
-    /// A ``SharedNodeStates/makePlayer`` factory: relative file names are found in
+    /// A ``HostServices/makePlayer`` factory: relative file names are found in
     /// `directory` (the preset's folder), else the working directory. A file that cannot be
     /// opened or played is a ``PresetError`` at the player's JSON path.
     public static func factory(directory: String?) -> (PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState {
@@ -140,5 +140,14 @@ public final class PlayerFeeder: PlayerStreamControl {
         if name.hasPrefix("/") { return name }
         guard let directory else { return name }
         return URL(fileURLWithPath: directory).appendingPathComponent(name).path
+    }
+}
+
+extension HostServices {
+    /// Services for a host that reads files: `player` channels stream their files (relative
+    /// names found in `directory`, the preset's folder, else the working directory), and
+    /// `plugins` loads `plugin` nodes (TimbrePlugins' `PluginHost.loader`) if given.
+    public static func files(in directory: String?, plugins: PluginLoader? = nil) -> HostServices {
+        HostServices(makePlayer: PlayerFeeder.factory(directory: directory), plugins: plugins)
     }
 }

@@ -57,18 +57,17 @@ public final class JackHost: @unchecked Sendable {
 
     /// Opens the client, registers `inputs`/`outputs` ports, compiles `document` at the
     /// server's rate and warms up. Call ``activate()`` to start processing.
-    /// `makePlayer`: how `player` channels get their streams (TimbreFile's `PlayerFeeder.factory`);
-    /// `plugins`: how `plugin` nodes load (TimbrePlugins' `PluginHost.loader`).
+    /// `host`: how `player` channels get their streams and `plugin` nodes load
+    /// (TimbreFile's `HostServices.files(in:plugins:)` with TimbrePlugins' `PluginHost.loader`).
     /// `cycleHooks`: C functions called first and last in every process cycle.
     public init(name: String, document: JSONValue, inputs: Int, outputs: Int,
-                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil,
-                plugins: PluginLoader? = nil, cycleHooks: CycleHooks? = nil) throws {
+                host: HostServices = .none, cycleHooks: CycleHooks? = nil) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
         let rate = Double(jack.sampleRate)
         engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: inputs, outputChannelCount: outputs,
-                                maxBlockFrames: 8192, makePlayer: makePlayer, plugins: plugins)
+                                maxBlockFrames: 8192, host: host)
         engine.warmUp()
         let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)
         for (k, p) in jack.inputPorts.enumerated() { inPorts[k] = p }

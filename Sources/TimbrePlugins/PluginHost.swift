@@ -17,11 +17,7 @@ public enum PluginHost {
         latency: { spec, path, rate, block throws(PresetError) in try latency(spec, path: path, sampleRate: rate, maxBlockFrames: block) })
 
     /// A registry whose plans load plugins (for compiling a preset to check it).
-    public static func sharedStates() -> SharedNodeStates {
-        let s = SharedNodeStates()
-        s.pluginLoader = loader
-        return s
-    }
+    public static func registry() -> NodeStateRegistry { NodeStateRegistry(services: HostServices(plugins: loader)) }
 
     /// Every installed plugin: LV2 (through lilv) then LADSPA, each sorted by id.
     public static func installedPlugins() -> [PluginDescription] {

@@ -56,7 +56,7 @@ struct LiveCommand: ParsableCommand {
         do {
             let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
             host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs,
-                                makePlayer: PlayerFeeder.factory(directory: directory), plugins: PluginHost.loader)
+                                host: .files(in: directory, plugins: PluginHost.loader))
         } catch let e as PresetError {
             throw CLIError.usage("\(label): \(e)")
         } catch {

@@ -31,7 +31,7 @@ struct PresetsCommand: ParsableCommand {
                 if let sampleRate {
                     do {
                         _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64),
-                                           shared: PluginHost.sharedStates())
+                                           registry: PluginHost.registry())
                     } catch { throw CLIError.usage("\(f): \(error)") }
                 }
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")

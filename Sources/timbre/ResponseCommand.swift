@@ -27,22 +27,16 @@ struct ResponseCommand: ParsableCommand {
         guard (8000...384000).contains(sampleRate) else { throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
         guard (16...10000).contains(points) else { throw CLIError.usage("--points \(points) is out of range (allowed 16…10000)") }
         let (p, label) = try PresetLoader.load(preset)
-        do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), shared: PluginHost.sharedStates()) }
+        do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), registry: PluginHost.registry()) }
         catch { throw CLIError.usage("\(label): \(error)") }
         let top = min(20000, 0.49 * sampleRate)
         let freqs = (0..<points).map { 20 * pow(top / 20, Double($0) / Double(points - 1)) }
+        // Each node's linear response (filters, EQs, gains); pan, meters and plugins have none.
         func response(_ node: NodeSpec) -> [(re: Double, im: Double)] {
-            var sections: [BiquadCoefficients] = []
-            var gain = 1.0
-            switch node.kind {
-            case .filter(let d): sections = d.sections(sampleRate: sampleRate)
-            case .eq(let bands): sections = bands.flatMap { $0.design.sections(sampleRate: sampleRate) }
-            case .gain(let g): gain = g
-            case .pan, .pitch, .analysis, .plugin: break
-            }
+            let term = Preset(name: "", form: .chain([node])).responseTerms(sampleRate: sampleRate).first
             return freqs.map { f in
-                var re = gain, im = 0.0
-                for s in sections {
+                var re = GainUnits.linear(fromDB: term?.gainDB ?? 0), im = 0.0
+                for s in term?.sections ?? [] {
                     let r = s.response(omega: 2 * Double.pi * f / sampleRate)
                     (re, im) = (re * r.re - im * r.im, re * r.im + im * r.re)
                 }
@@ -55,12 +49,9 @@ struct ResponseCommand: ParsableCommand {
             }
         }
         // Measuring nodes pass audio unchanged: no curve of their own.
-        let active = p.allNodes.filter { node in
-            if case .analysis = node.kind { return false }
-            if case .plugin = node.kind { return false }
-            return !node.bypass
-        }
-        if p.allNodes.contains(where: { if case .plugin = $0.kind { !$0.bypass } else { false } }) {
+        let shaping = Set(p.responseTerms(sampleRate: sampleRate).map(\.path))
+        let active = p.allNodes.filter { !$0.bypass && shaping.contains($0.path) }
+        if p.hasUnknownResponse {
             FileHandle.standardError.write(Data("timbre: note: plugin nodes are left out of the computed response (render a sweep through them to measure it)\n".utf8))
         }
         let nodeCurves = active.map { Curve(name: $0.id ?? $0.path, response: response($0)) }
@@ -111,13 +102,9 @@ struct ResponseCommand: ParsableCommand {
                 phase.append(.init(name: c.name, color: color, points: zip(freqs, c.response.map(degrees)).map { ($0, $1) }, width: 2.2))
             }
             var markers: [SVGPlot.Marker] = []
-            for node in active {
-                func label(_ f: Double) -> String { f >= 1000 ? String(format: "%.3gk", f / 1000) : String(format: "%.0f", f) }
-                switch node.kind {
-                case .filter(let d): markers.append(.init(x: d.frequencyHz, label: label(d.frequencyHz)))
-                case .eq(let bands): markers += bands.filter { $0.gainDB != 0 }.map { .init(x: $0.frequencyHz, label: label($0.frequencyHz)) }
-                default: break
-                }
+            func label(_ f: Double) -> String { f >= 1000 ? String(format: "%.3gk", f / 1000) : String(format: "%.0f", f) }
+            for term in p.responseTerms(sampleRate: sampleRate) {
+                markers += term.markersHz.map { .init(x: $0, label: label($0)) }
             }
             let allDB = (nodeCurves + totals).flatMap { $0.response.map(db) }
             let plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: [

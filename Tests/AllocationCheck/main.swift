@@ -56,7 +56,7 @@ for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePres
 // plugins' own run: these four do not allocate either), instances kept across the plan swaps.
 do {
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(EveryNodePresets.plugins.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                                outputChannelCount: 2, plugins: PluginHost.loader)
+                                outputChannelCount: 2, host: HostServices(plugins: PluginHost.loader))
     let interpreter = EveryNodePresets.interpreter(engine)
     try measure("plugins", engine, what: "plan swaps") { try EveryNodePresets.editPlugins(interpreter, step: $0) }
 }
@@ -64,7 +64,7 @@ do {
 // the counters are process-wide, so the file side must not run while measuring).
 let fixture = try PlayerFixture()
 let players = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                             outputChannelCount: 2, makePlayer: fixture.makePlayer)
+                             outputChannelCount: 2, host: fixture.host)
 let playerInterpreter = EveryNodePresets.interpreter(players)
 try measure("players", players, what: "player commands") { round in
     try PlayerFixture.edit(playerInterpreter, step: round)

@@ -100,7 +100,7 @@ if !selfTestJack {
 // plugins' run — so a plugin that allocated or locked would be reported here too.
 if !selfTestJack {
     let engine = try LiveEngine(document: PresetDecoder.parse(Data(EveryNodePresets.plugins.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                                outputChannelCount: 2, plugins: PluginHost.loader)
+                                outputChannelCount: 2, host: HostServices(plugins: PluginHost.loader))
     engine.warmUp()
     let interpreter = EveryNodePresets.interpreter(engine)
     let edits = try run(engine, pause: 40, interval: .microseconds(400)) { try EveryNodePresets.editPlugins(interpreter, step: $0) }
@@ -121,7 +121,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
     for (phase, json, edit) in [("JACK, every chain node", EveryNodePresets.chain, EveryNodePresets.edit),
                                 ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins)] {
         let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2,
-                                plugins: PluginHost.loader,
+                                host: HostServices(plugins: PluginHost.loader),
                                 cycleHooks: .init(enter: enter, exit: timbre_rtsan_realtime_exit))
         try host.activate()
         let interpreter = EveryNodePresets.interpreter(host.engine)
@@ -147,7 +147,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
 // plays, seeks and changes rates, loops, volumes and pans.
 let fixture = try PlayerFixture()
 let players = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
-                             outputChannelCount: 2, makePlayer: fixture.makePlayer)
+                             outputChannelCount: 2, host: fixture.host)
 players.warmUp()
 let prefetcher = PlayerPrefetcher()
 prefetcher.update(Array(players.playerStates.values))

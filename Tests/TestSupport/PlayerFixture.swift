@@ -32,8 +32,8 @@ public struct PlayerFixture {
         """
     }
 
-    /// The `makePlayer` factory for an engine over this fixture.
-    public var makePlayer: (PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState { PlayerFeeder.factory(directory: directory) }
+    /// The host services for an engine over this fixture (players read its folder).
+    public var host: HostServices { .files(in: directory) }
 
     /// Fills every player's ring of `engine` (what the prefetch thread does live).
     public static func fill(_ engine: LiveEngine) throws {

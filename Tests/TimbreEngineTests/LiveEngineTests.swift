@@ -116,13 +116,13 @@ import TimbreTestSupport
         let engine = try LiveEngine(document: Self.document(#"{"type": "eq", "id": "eq"}, {"type": "gain", "id": "trim"}"#),
                                     sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2)
         try engine.apply(.set(address: "eq.bands[3].gain", value: 6))
-        guard case .eq(let bands) = engine.preset.allNodes[0].kind else { Issue.record("eq"); return }
+        guard let bands = engine.preset.allNodes[0].kind.settings(as: EQSettings.self)?.bands else { Issue.record("eq"); return }
         #expect(bands.count == 10 && bands[3].gainDB == 6 && bands[3].frequencyHz == 250)
         #expect(throws: ControlError.self) { try engine.apply(.set(address: "eq.bands[3].gain", value: 25)) }
         do { try engine.apply(.set(address: "eq.bands[3].gain", value: 25)) } catch { #expect(error.description.contains("chain[0].bands[3].gain") && error.description.contains("-20…20")) }
         #expect(throws: ControlError.self) { try engine.apply(.set(address: "nope.gain", value: 1)) }
         #expect(throws: ControlError.self) { try engine.apply(.set(address: "trim.colour", value: 1)) }
-        guard case .eq(let kept) = engine.preset.allNodes[0].kind else { Issue.record("eq"); return }
+        guard let kept = engine.preset.allNodes[0].kind.settings(as: EQSettings.self)?.bands else { Issue.record("eq"); return }
         #expect(kept[3].gainDB == 6, "rejected edit leaves the graph as it was")
         try engine.apply(.bypass(node: "eq", on: true))
         #expect(engine.preset.allNodes[0].bypass)
@@ -187,7 +187,7 @@ import TimbreTestSupport
     @Test func playersUnderConcurrentControl() throws {
         let fixture = try PlayerFixture()
         let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: Self.rate,
-                                    inputChannelCount: 1, outputChannelCount: 2, maxBlockFrames: 256, makePlayer: fixture.makePlayer)
+                                    inputChannelCount: 1, outputChannelCount: 2, maxBlockFrames: 256, host: fixture.host)
         engine.warmUp()
         let prefetcher = PlayerPrefetcher()
         prefetcher.update(Array(engine.playerStates.values))

@@ -30,7 +30,7 @@ import TimbreEngine
 
     @Test func taaeLayout() throws {
         let p = try PresetDecoder.decode(contentsOf: Self.presetsDir.appendingPathComponent("taae-10band.json"))
-        guard case .eq(let bands) = p.allNodes[0].kind else { Issue.record("not an eq"); return }
+        guard let bands = p.allNodes[0].kind.settings(as: EQSettings.self)?.bands else { Issue.record("not an eq"); return }
         #expect(bands.map(\.frequencyHz) == [20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000])
         #expect(bands.allSatisfy { $0.q == 1 && $0.gainDB == 0 })
     }

@@ -38,7 +38,7 @@ import TimbreTestSupport
     static func offline(_ json: String, _ input: [[Float]]) throws -> [[Float]] {
         let plan = try RenderPlan(preset: PresetDecoder.decode(Data(json.utf8)),
                                   format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: 4096),
-                                  shared: PluginHost.sharedStates())
+                                  registry: PluginHost.registry())
         let n = input[0].count
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
         let ins = input.map { arr in arr.withUnsafeBufferPointer { UnsafePointer(UnsafeMutablePointer(mutating: $0.baseAddress!)) } }

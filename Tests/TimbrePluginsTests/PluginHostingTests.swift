@@ -21,7 +21,7 @@ import TimbreTestSupport
     /// Renders `input` through `preset` with a plugin-loading registry in blocks of `block`.
     static func render(_ preset: Preset, _ input: [[Float]], block: Int = 512) throws -> (output: [[Float]], plan: RenderPlan) {
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: block),
-                                  shared: PluginHost.sharedStates())
+                                  registry: PluginHost.registry())
         let n = input[0].count
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
         var at = 0
@@ -167,7 +167,7 @@ import TimbreTestSupport
     @Test func planSwapKeepsTheInstance() throws {
         let doc = { (gain: Int) in try PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "plugin", "id": "amp", "uri": "\#(Self.egAmp)", "controls": {"gain": \#(gain)}}]}"#.utf8)) }
         let engine = try LiveEngine(document: doc(-6), sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256,
-                                    plugins: PluginHost.loader)
+                                    host: HostServices(plugins: PluginHost.loader))
         let before = try #require(engine.pluginStates["amp"])
         _ = Self.renderConstant(engine, blocks: 1)
         try engine.load(document: doc(-12))
@@ -182,7 +182,7 @@ import TimbreTestSupport
     /// range is refused with its range, and `status` reports the plugin's run time.
     @Test func liveSetAndStatus() throws {
         let engine = try LiveEngine(document: PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "plugin", "id": "amp", "uri": "\#(Self.egAmp)"}]}"#.utf8)),
-                                    sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256, plugins: PluginHost.loader)
+                                    sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256, host: HostServices(plugins: PluginHost.loader))
         let interpreter = EveryNodePresets.interpreter(engine)
         _ = try interpreter.perform(.set(address: "amp.gain", value: -12))
         #expect(engine.document.value(at: JSONValue.parsePath("chain[0].controls.gain")![...]) == .number(-12))
@@ -273,7 +273,7 @@ import TimbreTestSupport
         let with = try PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "plugin", "id": "amp", "uri": "\#(Self.egAmp)"}]}"#.utf8))
         let without = try PresetDecoder.parse(Data(#"{"version": 1, "name": "p", "chain": [{"type": "gain", "id": "g", "gain": -1}]}"#.utf8))
         let engine = try LiveEngine(document: with, sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 1, maxBlockFrames: 256,
-                                    plugins: PluginHost.loader)
+                                    host: HostServices(plugins: PluginHost.loader))
         weak var state = engine.pluginStates["amp"]
         #expect(state != nil)
         try engine.load(document: without)

@@ -50,6 +50,9 @@ public struct DelayLine: @unchecked Sendable {
         position.pointee = other.position.pointee
     }
 
+    /// True when the line holds NaN or infinity (a non-finite input passed through it).
+    public var hasNonFiniteState: Bool { NonFiniteScan.contains(buffer, count: frames * channelCount) }
+
     /// Silences the line.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

@@ -201,140 +201,17 @@ public enum PresetDecoder {
         let typeName = try typeField.string()
         let id = try o.optional("id")?.string()
         let bypass = try o.optional("bypass")?.bool() ?? false
-        let kind: NodeKind
-        switch typeName {
-        case "highpass", "lowpass":
-            let type: FilterType = typeName == "highpass" ? .highPass : .lowPass
-            let f = try o.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz")
-                ?? (type == .highPass ? ParameterRanges.defaultHighPassHz : ParameterRanges.defaultLowPassHz)
-            let slopeField = try o.optional("slope")
-            let qField = try o.optional("q")
-            if slopeField != nil && qField != nil {
-                throw PresetError(path: path, "give either \"slope\" (Butterworth) or \"q\" (one section), not both")
-            }
-            var slope: Int? = ParameterRanges.defaultSlope
-            var q = ParameterRanges.defaultQ
-            if let slopeField {
-                let s = try slopeField.number()
-                guard let i = ParameterRanges.slopes.first(where: { Double($0) == s }) else {
-                    throw PresetError(path: slopeField.path, "\(JSONValue.number(s).brief) is not an allowed slope (allowed 12, 24, 36, 48 dB/octave)")
-                }
-                slope = i
-            }
-            if let qField { q = try qField.number(in: ParameterRanges.q, unit: ""); slope = nil }
-            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
-            kind = .filter(FilterDesign(type: type, frequencyHz: f, q: q, slopeDBPerOctave: slope, method: method))
-        case "peak", "lowshelf", "highshelf", "notch", "bandpass", "allpass":
-            let type = FilterType(rawValue: typeName)!
-            let f = try o.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? ParameterRanges.defaultCenterHz
-            var gain = 0.0
-            if type.hasGain {
-                gain = try o.optional("gain")?.number(in: ParameterRanges.gainDB, unit: "dB") ?? 0
-            }
-            let q = try o.optional("q")?.number(in: ParameterRanges.q, unit: "") ?? ParameterRanges.defaultQ
-            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
-            kind = .filter(FilterDesign(type: type, frequencyHz: f, gainDB: gain, q: q, method: method))
-        case "eq":
-            let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
-            var bands: [EQBand] = []
-            if let bandsField = try o.optional("bands") {
-                let list = try bandsField.array()
-                guard list.count <= ParameterRanges.maxEQBands else {
-                    throw PresetError(path: bandsField.path, "\(list.count) bands given (allowed at most \(ParameterRanges.maxEQBands))")
-                }
-                for (j, b) in list.enumerated() {
-                    var bo = try ObjectReader(b, path: "\(bandsField.path)[\(j)]")
-                    let f = try bo.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? EQBand.defaultCentersHz[j]
-                    let g = try bo.optional("gain")?.number(in: ParameterRanges.gainDB, unit: "dB") ?? 0
-                    let q = try bo.optional("q")?.number(in: ParameterRanges.q, unit: "") ?? ParameterRanges.defaultEQQ
-                    var shape = FilterType.peak
-                    if let s = try bo.optional("shape") {
-                        let name = try s.string()
-                        guard let t = FilterType(rawValue: name), t.hasGain else {
-                            throw PresetError(path: s.path, "\"\(name)\" is not a band shape (allowed \"peak\", \"lowshelf\", \"highshelf\")")
-                        }
-                        shape = t
-                    }
-                    try bo.finish()
-                    bands.append(EQBand(frequencyHz: f, gainDB: g, q: q, shape: shape, method: method))
-                }
-            } else {
-                bands = EQBand.defaultCentersHz.map { EQBand(frequencyHz: $0, q: ParameterRanges.defaultEQQ, method: method) }
-            }
-            kind = .eq(bands)
-        case "gain":
-            let g = try o.optional("gain")
-            let v = try o.optional("volume")
-            if g != nil && v != nil {
-                throw PresetError(path: path, "give either \"gain\" (dB) or \"volume\" (0…1), not both")
-            }
-            if let v {
-                kind = .gain(linear: try v.number(in: ParameterRanges.volume, unit: ""))
-            } else {
-                let db = try g?.number(in: ParameterRanges.gainNodeDB, unit: "dB") ?? 0
-                kind = .gain(linear: GainUnits.linear(fromDB: db))
-            }
-        case "pan":
-            kind = .pan(try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0)
-        case "pitch":
-            let semitonesField = try o.optional("semitones")
-            let semitones = try semitonesField?.number(in: ParameterRanges.pitchSemitones, unit: "semitones") ?? 0
-            let cents = try o.optional("cents")?.number(in: ParameterRanges.pitchCents, unit: "cents") ?? 0
-            let total = semitones + cents / 100
-            guard ParameterRanges.pitchSemitones.contains(total) else {
-                throw PresetError(path: path, "semitones + cents / 100 = \(JSONValue.number(total).brief) is out of range (allowed -24…24)")
-            }
-            kind = .pitch(semitones: total)
-        case "meter": kind = .analysis(.meter)
-        case "loudness": kind = .analysis(.loudness)
-        case "spectrum":
-            var settings = SpectrumSettings()
-            if let f = try o.optional("fftSize") {
-                let n = try f.number(in: 256...32768, unit: "")
-                guard n == n.rounded() else { throw PresetError(path: f.path, "\(JSONValue.number(n).brief) is not a whole number") }
-                settings.size = Int(n)
-            }
-            if let w = try o.optional("window") { settings.window = try w.oneOf(SpectrumWindow.self) }
-            if let a = try o.optional("averaging") { settings.averagingSeconds = try a.number(in: 0...60, unit: "s") }
-            kind = .analysis(.spectrum, spectrum: settings)
-        case "plugin":
-            let uri = try o.optional("uri"), ladspa = try o.optional("ladspa")
-            let source: PluginSpec.Source
-            switch (uri, ladspa) {
-            case (let u?, nil):
-                let s = try u.string()
-                guard s.contains(":"), !s.isEmpty else { throw PresetError(path: u.path, "\"\(s)\" is not a URI (an LV2 plugin's URI, as `timbre plugins` lists)") }
-                source = .lv2(uri: s)
-            case (nil, let l?):
-                let s = try l.string()
-                let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                    throw PresetError(path: l.path, "\"\(s)\" is not \"file.so:label\" (as `timbre plugins` lists LADSPA plugins)")
-                }
-                source = .ladspa(s)
-            case (nil, nil): throw PresetError(path: path, "a plugin node needs \"uri\" (LV2) or \"ladspa\" (\"file.so:label\")")
-            default: throw PresetError(path: path, "give either \"uri\" (LV2) or \"ladspa\", not both")
-            }
-            var controls: [String: Double] = [:]
-            if let c = try o.optional("controls") {
-                guard case .object(let entries) = c.value else { throw PresetError(path: c.path, "expected an object of port symbols and values, found \(c.value.typeName) \(c.value.brief)") }
-                for (symbol, value) in entries {
-                    let field = Field(value: value, path: c.path + "." + symbol)
-                    if case .bool(let b) = value { controls[symbol] = b ? 1 : 0 } else { controls[symbol] = try field.number() }
-                }
-            }
-            let preset = try o.optional("preset")?.string()
-            kind = .plugin(PluginSpec(source: source, controls: controls, preset: preset))
-        default:
-            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: highpass, lowpass, peak, lowshelf, highshelf, notch, bandpass, allpass, eq, gain, pan, pitch, meter, loudness, spectrum, plugin)")
+        guard let definition = NodeCatalog.definition(forType: typeName) else {
+            throw PresetError(path: typeField.path, "unknown node type \"\(typeName)\" (allowed: \(NodeCatalog.typeNames.joined(separator: ", ")))")
         }
+        let parameters = try definition.decodeAny(type: typeName, &o, path: path)
         try o.finish()
-        return NodeSpec(id: id, bypass: bypass, kind: kind, path: path)
+        return NodeSpec(id: id, bypass: bypass, kind: NodeKind(parameters), path: path)
     }
 }
 
 /// A JSON value with its path, with typed accessors that throw path-bearing errors.
-struct Field {
+package struct Field {
     let value: JSONValue
     let path: String
 
@@ -374,7 +251,7 @@ struct Field {
 }
 
 /// Reads an object's keys one by one; `finish()` rejects any key not read.
-struct ObjectReader {
+package struct ObjectReader {
     let path: String
     var remaining: [String: JSONValue]
 

@@ -27,25 +27,35 @@ public final class LiveEngine: @unchecked Sendable {
 
     let shared: UnsafeMutablePointer<SharedRenderState>
     var alive: [UnsafeMutableRawPointer: RenderPlan] = [:]
-    /// Meter, loudness, spectrum and pitch states shared by the plans that continue them.
-    let sharedStates = SharedNodeStates()
+    /// Meter, loudness, spectrum, pitch, player and plugin states shared by the plans that
+    /// continue them, with the host's services.
+    let registry: NodeStateRegistry
 
     /// The audio thread's handle.
     public var renderer: RealtimeRenderer { RealtimeRenderer(shared: shared) }
 
-    /// `makePlayer`: how `player` channels get their streams (a host that reads files passes
-    /// TimbreFile's `PlayerFeeder.factory`); without it a preset with players is an error.
-    public init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
-                maxBlockFrames: Int = 8192,
-                makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil,
-                plugins: PluginLoader? = nil) throws(PresetError) {
+    /// Compiles `document` (preset JSON) for a live stream. `host`: how `player` channels get
+    /// their streams and `plugin` nodes load (without them such presets are refused).
+    public convenience init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+                            maxBlockFrames: Int = 8192, host: HostServices = .none) throws(PresetError) {
+        try self.init(preset: try PresetDecoder.decode(document), document: document, sampleRate: sampleRate,
+                      inputChannelCount: inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
+    }
+
+    /// Compiles a preset built in code for a live stream (see ``init(document:sampleRate:inputChannelCount:outputChannelCount:maxBlockFrames:host:)``).
+    public convenience init(preset: Preset, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+                            maxBlockFrames: Int = 8192, host: HostServices = .none) throws(PresetError) {
+        try self.init(preset: preset, document: PresetEncoder.encode(preset), sampleRate: sampleRate,
+                      inputChannelCount: inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
+    }
+
+    init(preset: Preset, document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+         maxBlockFrames: Int, host: HostServices) throws(PresetError) {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
-        let preset = try PresetDecoder.decode(document)
-        sharedStates.makePlayer = makePlayer
-        sharedStates.pluginLoader = plugins
-        let registry = sharedStates
+        let registry = NodeStateRegistry(services: host)
+        self.registry = registry
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
-                                  shared: registry)
+                                  registry: registry)
         self.document = document
         self.preset = preset
         self.sampleRate = sampleRate
@@ -132,7 +142,7 @@ public final class LiveEngine: @unchecked Sendable {
         freeRetired()
         let livePlan = shared.pointee.live.load(ordering: .acquiring).flatMap { alive[$0] } ?? plan
         let next = try RenderPlan(preset: newPreset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
-                                  continuing: livePlan, shared: sharedStates)
+                                  continuing: livePlan, registry: registry)
         let raw = UnsafeMutableRawPointer(next.core)
         alive[raw] = next
         if let unconsumed = shared.pointee.pending.exchange(raw, ordering: .acquiringAndReleasing) {
@@ -188,7 +198,7 @@ public final class LiveEngine: @unchecked Sendable {
             }
         }
         if freed > 0 {
-            sharedStates.prune(keeping: Set(alive.values.flatMap { $0.analysisStates.map(\.key) + $0.pitchStates.map(\.key) + $0.playerStates.map(\.key) + $0.pluginStates.map(\.key) }))
+            registry.prune(keeping: Set(alive.values.flatMap { $0.retained.map(\.key) }))
         }
         return freed
     }
@@ -198,9 +208,9 @@ public final class LiveEngine: @unchecked Sendable {
     public var latencyFrames: Int { plan.latencyFrames }
 
     /// The streams of the `player` channels of every plan alive, by key (`player:<channel id>`).
-    public var playerStates: [String: PlayerState] { sharedStates.playerStates }
+    public var playerStates: [String: PlayerState] { registry.states(of: PlayerState.self) }
     /// The `plugin` nodes of the plans alive, by node key.
-    public var pluginStates: [String: PluginState] { sharedStates.pluginStates }
+    public var pluginStates: [String: PluginState] { registry.states(of: PluginState.self) }
 
     /// The newest values of the `meter` and `loudness` nodes of the most recent plan, by node key.
     public var meters: JSONValue { plan.meters }

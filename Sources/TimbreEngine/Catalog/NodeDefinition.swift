@@ -1,0 +1,82 @@
+import TimbreDSP
+
+/// Everything the engine knows about one node kind, in one place: its JSON `type` names, how
+/// its keys are decoded, validated and encoded, how it is lowered into render kernels (with its
+/// latency and the state it shares across plans), its one-line summary and its frequency
+/// response. Each kind is one file in `Nodes/` plus one line in ``NodeCatalog/definitions``.
+package protocol NodeDefinition {
+    associatedtype Parameters: NodeParameters
+    /// The JSON `type` values this kind decodes (`"highpass"`, `"peak"`, … for filters).
+    static var typeNames: [String] { get }
+    /// The `type` a node with these settings is written with.
+    static func typeName(of parameters: Parameters) -> String
+    /// Reads the node's own keys (not `type`, `id`, `bypass`); every error names its JSON path.
+    static func decode(type: String, _ object: inout ObjectReader, path: String) throws(PresetError) -> Parameters
+    /// The node's own keys, as ``decode(type:_:path:)`` reads them back.
+    static func encode(_ parameters: Parameters) -> [String: JSONValue]
+    /// Lowers the node into render steps (filter sections, or kernels) for a plan.
+    static func lower(_ parameters: Parameters, into node: inout NodeLowering) throws(PresetError)
+    /// The node's effect on the frequency response (for `timbre response` and ``Preset/magnitudeDB(at:sampleRate:)``).
+    static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse
+    /// One line a user recognises, without the id and bypass mark.
+    static func summary(of parameters: Parameters) -> String
+}
+
+/// How a node shapes the frequency response.
+package enum NodeResponse {
+    /// Filter sections and a broadband gain in dB.
+    case linear(sections: [BiquadCoefficients], gainDB: Double, markersHz: [Double])
+    /// Passes the spectrum unchanged (pan, meters).
+    case unchanged
+    /// Not known without running it (plugins).
+    case unknown
+}
+
+extension NodeDefinition {
+    package static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse { .unchanged }
+}
+
+/// What a node's lowering reads and produces: the plan's format, the node's key and path,
+/// the channels flowing in, and the steps it adds.
+package struct NodeLowering {
+    package let key: String
+    package let path: String
+    package let sampleRate: Double
+    package let maxBlockFrames: Int
+    /// Where shared node state lives (a live engine's, or one for this compile), with the host's services.
+    package let registry: NodeStateRegistry?
+    /// Channels flowing into the node.
+    package let channels: Int
+    /// Channels after the node (set by kinds that change it: a mono-to-stereo pan, a plugin).
+    package var channelsOut: Int
+    var steps: [PlannedStep] = []
+    var retained: [(key: String, state: AnyObject)] = []
+    let base: Int
+    let segment: Int
+
+    init(key: String, path: String, sampleRate: Double, maxBlockFrames: Int, registry: NodeStateRegistry?, channels: Int, base: Int, segment: Int) {
+        self.key = key; self.path = path; self.sampleRate = sampleRate; self.maxBlockFrames = maxBlockFrames
+        self.registry = registry; self.channels = channels; channelsOut = channels; self.base = base; self.segment = segment
+    }
+
+    /// Throws when a frequency is at or above 0.49 × the sample rate.
+    package func checkFrequency(_ hz: Double, at path: String) throws(PresetError) {
+        let limit = ParameterRanges.nyquistFraction * sampleRate
+        if hz >= limit {
+            throw PresetError(path: path, "\(JSONValue.number(hz).brief) Hz is at or above 0.49 × the sample rate (must be below \(JSONValue.number((limit * 10).rounded(.down) / 10).brief) Hz at \(JSONValue.number(sampleRate).brief) Hz)")
+        }
+    }
+
+    /// Adds filter sections; adjacent sections on the same channels fuse into one cascade.
+    package mutating func addSections(_ sections: [BiquadCoefficients]) {
+        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .sections(sections)))
+    }
+
+    /// Adds a kernel working on the node's channels; `latency` is the frames it delays them by.
+    package mutating func addKernel(_ recipe: KernelRecipe, latency: Int = 0) {
+        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .kernel(recipe), latency: latency))
+    }
+
+    /// Keeps a shared state alive as long as the plan (and lists it in the plan's states).
+    package mutating func retain(_ state: AnyObject) { retained.append((key, state)) }
+}

@@ -1,0 +1,132 @@
+import TimbreDSP
+
+/// Stage 1 of compiling a plan: lays the preset out on work channels and lowers every node
+/// through its kind (``NodeCatalog``), in render order.
+///
+/// Work channels: a chain runs on the inputs; a graph uses
+/// `[inputs][channel buses, 2 each][group buses][master bus]`:
+/// ```
+/// channel: source ─ chain ─ pan ─ (delay) ─ mix ─▶ group or master
+/// group:   chain ─ (delay) ─ mix ─▶ master
+/// master:  chain ─ volume ─▶ outputs
+/// ```
+package struct GraphLayout {
+    package var steps: [PlannedStep] = []
+    /// Where paths meet a bus (for ``LatencyCompensation``).
+    package var junctions: [Junction] = []
+    /// The segment whose end is the output (the chain, or the master bus).
+    package var outputSegment = 0
+    package var outputBase = 0
+    package var outputChannelCount = 0
+    /// Shared states the plan keeps alive (meters, shifters, players, plugins), by key.
+    package var retained: [(key: String, state: AnyObject)] = []
+
+    /// A path (a channel's or a group's chain) ending in a mix into a bus.
+    package struct Junction {
+        /// The path's segment, and the bus segment it starts from (nil: a channel's source).
+        package var segment: Int
+        package var source: Int?
+        /// The bus segment it feeds.
+        package var target: Int
+        /// The mix step's key (a compensating delay goes before it) and the path's bus.
+        package var mixKey: String
+        package var delayKey: String
+        package var base: Int
+    }
+
+    package init(preset: Preset, format: RenderFormat, registry: NodeStateRegistry?) throws(PresetError) {
+        let fs = format.sampleRate
+        switch preset.form {
+        case .chain(let chain):
+            outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "", segment: 0, format: format, registry: registry)
+        case .graph(let graph):
+            let inputs = format.inputChannelCount
+            let channelBase = { (k: Int) in inputs + 2 * k }
+            let groupBase = { (k: Int) in inputs + 2 * graph.channels.count + 2 * k }
+            let masterBase = inputs + 2 * (graph.channels.count + graph.groups.count)
+            // Segments: channels 0..<C, groups C..<C+G, master C+G.
+            let groupSegment = { (k: Int) in graph.channels.count + k }
+            let masterSegment = graph.channels.count + graph.groups.count
+            for k in 0..<graph.groups.count { add(ClearKernel(count: 2), key: "clear:group:\(k)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
+            add(ClearKernel(count: 2), key: "clear:master", base: masterBase, channels: 2, segment: masterSegment)
+            let soloing = graph.channels.contains(where: \.solo)
+            let groupIndex = { (ch: ChannelSpec) in ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } } }
+            for (k, ch) in graph.channels.enumerated() {
+                let base = channelBase(k)
+                var channels: Int
+                switch ch.source {
+                case .inputs(let indices):
+                    for (j, index) in indices.enumerated() {
+                        guard index < inputs else {
+                            throw PresetError(path: ch.path + ".input[\(j)]", "input \(index) does not exist (the host has \(inputs) input channels, 0…\(inputs - 1))")
+                        }
+                        add(CopyKernel(from: index), key: "in:\(ch.id):\(j)", base: base + j, channels: 1, segment: k)
+                    }
+                    channels = indices.count
+                case .sine(let f, let level):
+                    let check = NodeLowering(key: "", path: "", sampleRate: fs, maxBlockFrames: format.maxBlockFrames, registry: nil, channels: 1, base: 0, segment: 0)
+                    try check.checkFrequency(f, at: ch.path + ".generator.frequency")
+                    add(SineGenerator(frequencyHz: f, levelDB: level, sampleRate: fs), key: "gen:\(ch.id)", base: base, channels: 1, segment: k)
+                    channels = 1
+                case .player(let spec):
+                    let key = "player:\(ch.id)"
+                    guard let registry else {
+                        throw PresetError(path: ch.path + ".player", "a player needs a host that reads files (timbre render or timbre live)")
+                    }
+                    let state = try registry.playerState(key: key, spec: spec, path: ch.path + ".player", sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                    retained.append((key, state))
+                    add(PlayerStep(kernel: state.kernelAddress), key: key, base: base, channels: state.channelCount, segment: k)
+                    channels = state.channelCount
+                }
+                channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry)
+                guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
+                add(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), key: "pan:\(ch.id)", base: base, channels: channels, segment: k)
+                let audible = !ch.mute && (!soloing || ch.solo)
+                let target = groupIndex(ch).map(groupBase) ?? masterBase
+                junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
+                                          mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base))
+                add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
+            }
+            for (k, g) in graph.groups.enumerated() {
+                let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry)
+                guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
+                junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
+                                          mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
+                add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
+            }
+            let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
+            guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
+            add(GainKernel(gain: Float(graph.master.volume), sampleRate: fs), key: "master:volume", base: masterBase, channels: 2, segment: masterSegment)
+            outputSegment = masterSegment
+            outputBase = masterBase
+            outputChannelCount = 2
+        }
+    }
+
+    /// Adds a graph step (a kernel of the graph itself, not of a preset node).
+    mutating func add<K: GraphKernel>(_ kernel: K, key: String, base: Int, channels: Int, segment: Int) {
+        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment,
+                                 content: .kernel(KernelRecipe(shape: kernel.shape, { kernel }))))
+    }
+
+    /// Lowers a chain's nodes on `channels` channels at `base`; returns the channel count after it.
+    mutating func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String, segment: Int,
+                           format: RenderFormat, registry: NodeStateRegistry?) throws(PresetError) -> Int {
+        var channels = start
+        for (index, node) in chain.enumerated() where !node.bypass {
+            var lowering = NodeLowering(key: keyPrefix + (node.id ?? "#\(index)"), path: node.path, sampleRate: format.sampleRate,
+                                        maxBlockFrames: format.maxBlockFrames, registry: registry, channels: channels, base: base, segment: segment)
+            try node.kind.definition.lower(any: node.kind.parameters, into: &lowering)
+            steps += lowering.steps
+            retained += lowering.retained
+            channels = lowering.channelsOut
+        }
+        return channels
+    }
+}
+
+/// A kernel the graph adds by itself (bus copies, clears and mixes, generators, the master
+/// volume, latency delays), which knows its own shape.
+protocol GraphKernel: RenderKernel {
+    var shape: KernelShape { get }
+}

@@ -1,0 +1,84 @@
+import TimbreDSP
+
+/// What a host gives the engine so presets can use files and plugins: how a `player`
+/// channel's stream is made, and how `plugin` nodes load.
+public struct HostServices {
+    /// Makes a player's stream (opens the file, starts filling the ring): TimbreFile's
+    /// `PlayerFeeder.factory(directory:)`. Throws a ``PresetError`` at `path` for a file that
+    /// cannot be played. Without it a preset with players is refused.
+    public var makePlayer: ((_ spec: PlayerSpec, _ path: String, _ sampleRate: Double, _ maxBlockFrames: Int) throws(PresetError) -> PlayerState)?
+    /// Loads `plugin` nodes: TimbrePlugins' `PluginHost.loader`. Without it a preset with
+    /// plugins is refused.
+    public var plugins: PluginLoader?
+
+    public init(makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil, plugins: PluginLoader? = nil) {
+        self.makePlayer = makePlayer; self.plugins = plugins
+    }
+
+    /// No files, no plugins.
+    public static var none: HostServices { HostServices() }
+}
+
+/// Node states that live across plans, by node key: the running measurements of `meter`,
+/// `loudness` and `spectrum` nodes, the shifters of `pitch` nodes, the streams of `player`
+/// channels, the instances of `plugin` nodes. A ``LiveEngine`` passes its registry to every
+/// plan it compiles, so a live edit or preset load continues these nodes instead of
+/// restarting them. One registry, generic over the state's type.
+public final class NodeStateRegistry {
+    private var states: [String: AnyObject] = [:]
+    /// The host's services (players, plugins).
+    public var services: HostServices
+
+    public init(services: HostServices = .none) { self.services = services }
+
+    /// The state at `key` if it is an `S` that `reuse` accepts; else a new one from `make`,
+    /// kept at `key` from now on.
+    package func state<S: AnyObject>(_ type: S.Type, key: String, reuse: (S) -> Bool, make: () throws(PresetError) -> S) throws(PresetError) -> S {
+        if let s = states[key] as? S, reuse(s) { return s }
+        let s = try make()
+        states[key] = s
+        return s
+    }
+
+    /// The states of one type, by key.
+    public func states<S: AnyObject>(of type: S.Type) -> [String: S] {
+        states.compactMapValues { $0 as? S }
+    }
+
+    /// Forgets states no alive plan uses (they are freed when the last plan holding them is).
+    func prune(keeping keys: Set<String>) {
+        states = states.filter { keys.contains($0.key) }
+    }
+
+    /// The stream of a `player` channel (continued when the file region and rate match).
+    func playerState(key: String, spec: PlayerSpec, path: String, sampleRate: Double, maxBlockFrames: Int) throws(PresetError) -> PlayerState {
+        let s = try state(PlayerState.self, key: key, reuse: { $0.matches(spec, sampleRate, maxBlockFrames) }) { () throws(PresetError) in
+            guard let make = services.makePlayer else {
+                throw PresetError(path: path, "a player needs a host that reads files (timbre render or timbre live)")
+            }
+            return try make(spec, path, sampleRate, maxBlockFrames)
+        }
+        if s.spec != spec {
+            // A live change of rate, rate mode or loops: the stream goes on from where it is.
+            s.feeder?.requestChange(to: spec, fileSeconds: s.currentFileSeconds)
+            s.spec = spec
+        }
+        return s
+    }
+}
+
+/// What a host that loads plugins gives the engine (TimbrePlugins' `PluginHost.loader`).
+public struct PluginLoader: Sendable {
+    /// Loads a `plugin` node's instances. Throws a ``PresetError`` at `path` (the node's) for a
+    /// plugin that is missing, needs what Timbre lacks, or does not fit `channels`.
+    public var make: @Sendable (_ spec: PluginSpec, _ path: String, _ channels: Int, _ sampleRate: Double, _ maxBlockFrames: Int) throws(PresetError) -> PluginState
+    /// The latency of a plugin with these settings (controls included), in frames.
+    public var latency: @Sendable (_ spec: PluginSpec, _ path: String, _ sampleRate: Double, _ maxBlockFrames: Int) throws(PresetError) -> Int
+
+    public init(make: @escaping @Sendable (PluginSpec, String, Int, Double, Int) throws(PresetError) -> PluginState,
+                latency: @escaping @Sendable (PluginSpec, String, Double, Int) throws(PresetError) -> Int) {
+        self.make = make; self.latency = latency
+    }
+
+    static let missing = "a plugin node needs a host that loads plugins (timbre render or timbre live)"
+}
