@@ -319,16 +319,6 @@ static void choose_cascade_kernel(void) {
 #endif
 }
 
-void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
-    if (sections == 0 || frames == 0) return;
-    cascade_impl(coefficients, state, sections, left, right, frames);
-}
-
-void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames) {
-    if (sections == 0 || frames == 0) return;
-    cascade_portable(coefficients, state, sections, left, right, frames);
-}
-
 int timbre_cascade_kernel(void) {
 #if defined(__x86_64__)
     if (cascade_impl == cascade_avx512vl) return 2;

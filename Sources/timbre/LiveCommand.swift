@@ -69,10 +69,10 @@ struct LiveCommand: ParsableCommand {
         defer { prefetcher.stop() }
         do { try host.activate() } catch { throw CLIError.io("JACK: \(error)") }
         for (k, port) in (connectInputs?.split(separator: ",").map(String.init) ?? []).enumerated() where k < inputs {
-            do { try host.jack.connect(port, host.inputPortNames[k]) } catch { warn("\(error)") }
+            do { try host.jack.connect(port, host.inputPortNames[k]) } catch { reportError("\(error)") }
         }
         for (k, port) in (connectOutputs?.split(separator: ",").map(String.init) ?? []).enumerated() where k < outputs {
-            do { try host.jack.connect(host.outputPortNames[k], port) } catch { warn("\(error)") }
+            do { try host.jack.connect(host.outputPortNames[k], port) } catch { reportError("\(error)") }
         }
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
@@ -112,7 +112,7 @@ struct LiveCommand: ParsableCommand {
         var subscribers: [ControlInbox.OSCPeer] = []
         let clock = { Date().timeIntervalSinceReferenceDate }
         func reject(_ message: String) {
-            if errors.admit(now: clock()) { warn(message) }
+            if errors.admit(now: clock()) { reportError(message) }
         }
         while true {
             if stopSignal.load(ordering: .relaxed) != 0 {
@@ -163,7 +163,7 @@ struct LiveCommand: ParsableCommand {
                     }
                 }
             }
-            if let summary = errors.flush(now: clock()) { warn(summary) }
+            if let summary = errors.flush(now: clock()) { reportError(summary) }
             prefetcher.update(Array(host.engine.playerStates.values))
             for line in playerEvents.events(PlayerStatus.all(host.engine)) {
                 say(line)
@@ -172,7 +172,7 @@ struct LiveCommand: ParsableCommand {
                 let id = String(line.dropFirst(kind.count + 2).prefix { $0 != " " && $0 != ":" })
                 for peer in subscribers { inbox.reply(OSCMessage(address: "/timbre/event", arguments: [.string(kind), .string(id)]), to: peer) }
             }
-            for failure in prefetcher.takeFailures() { warn("player stopped: \(failure)") }
+            for failure in prefetcher.takeFailures() { reportError("player stopped: \(failure)") }
             if meters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
                 lastMeterLine = Date()
                 say(Self.meterLine(host.engine.meters))
@@ -185,7 +185,7 @@ struct LiveCommand: ParsableCommand {
                     for result in [Result { () throws(ControlError) in try interpreter.perform(.load(path: preset)) }] {
                         switch result {
                         case .success(.ok(let text)): say("ok: " + text)
-                        case .failure(let e): warn(e.message)
+                        case .failure(let e): reportError(e.message)
                         default: break
                         }
                     }
@@ -249,7 +249,8 @@ struct LiveCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    func warn(_ line: String) {
+    /// A failed command or a non-fatal failure (the session goes on), on stderr.
+    func reportError(_ line: String) {
         FileHandle.standardError.write(Data("timbre: error: \(line)\n".utf8))
     }
 }

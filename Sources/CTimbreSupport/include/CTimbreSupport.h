@@ -29,14 +29,7 @@ int timbre_cpu_has_avx2_fma(void);
 /// The portable `timbre_dot2_f64`, always (tests compare the dispatched kernel with it).
 void timbre_dot2_f64_portable(const double *c, const double *x0, const double *x1, size_t n, double *y0, double *y1);
 
-/// Biquad cascade of `sections` sections over one stereo pair (or a mono channel: `right`
-/// NULL), in place; V = ⌈sections / 2⌉ vectors: `coefficients` V × 5 × 4 doubles, `state`
-/// V × 2 × 4 doubles (layout in biquad_cascade.c; an odd count is padded with an identity).
-/// AVX2+FMA wavefront when the CPU has it, portable otherwise.
-void timbre_cascade_process(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
-/// The portable path, always (tests compare the dispatched one with it).
-void timbre_cascade_process_portable(const double *coefficients, double *state, size_t sections, float *left, float *right, size_t frames);
-/// The kernel `timbre_cascade_process` runs: 0 portable, 1 AVX2+FMA (16 registers),
+/// The kernel `timbre_cascade_process_channels` runs: 0 portable, 1 AVX2+FMA (16 registers),
 /// 2 AVX2+FMA with AVX-512VL's 32 registers (chosen when the CPU has it and TIMBRE_NO_AVX512
 /// is not set).
 int timbre_cascade_kernel(void);

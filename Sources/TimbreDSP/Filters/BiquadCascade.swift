@@ -12,7 +12,7 @@ import CTimbreSupport
 ///   out[n] = Float(x)
 /// ```
 ///
-/// The loop is C (`timbre_cascade_process`, chosen once at load time): on CPUs with AVX2+FMA a
+/// The loop is C (`timbre_cascade_process_channels`, chosen once at load time): on CPUs with AVX2+FMA a
 /// wavefront in which section k works on frame t − k while section k+1 works on frame t − k − 1,
 /// so the sections run in parallel (two sections × two channels per 256-bit vector) — with the
 /// 32 vector registers of AVX-512VL when the CPU has them (the same arithmetic, fewer loads);

@@ -11,7 +11,7 @@ import TimbreDSP
 /// averagePower]. Levels in dBFS/dBTP, loudness in LUFS/LU; −inf is stored as −1000.
 /// Integrated loudness and range scan their histograms, so they are refreshed every 100 ms
 /// of audio (at absolute positions), not every block.
-public struct AnalysisKernel {
+package struct AnalysisKernel {
     static let headerSize = 8, perChannel = 6, maxChannels = 32
     let kind: AnalysisState.Kind
     let channelCount: Int
@@ -99,33 +99,35 @@ public struct AnalysisKernel {
         snapshot.publish()
     }
 
-    /// The newest snapshot as JSON (control thread).
-    func readValues() -> JSONValue {
+    /// The newest snapshot, typed (control thread).
+    func read() -> AnalysisReading {
         let r = snapshot.read()
-        func v(_ x: Double) -> JSONValue { x <= -1000 ? .null : .number((x * 100).rounded() / 100) }
-        var o: [String: JSONValue] = ["type": .string(kind.rawValue)]
+        func v(_ x: Double) -> Double { x <= -1000 ? -.infinity : x }
+        var reading = AnalysisReading(kind: kind, channels: [], loudness: nil, spectrum: nil)
         if let spectrum, let spectrumSnapshot {
             let p = spectrumSnapshot.read()
             let bins = spectrum.binCount
             func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: spectrum.windowSum) }
             let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), flatTop: spectrum.window == .flatTop, level: level)
             let bands = SpectrumKernel.bands(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) { p[1 + $0] }
-            o["frames"] = .number(p[0])
-            o["fftSize"] = .number(Double(spectrum.size)); o["window"] = .string(spectrum.window.rawValue)
-            o["peakFrequencyHz"] = .number((peak.frequencyHz * 100).rounded() / 100); o["peakLevelDB"] = v(peak.levelDB)
-            o["bands"] = .array(bands.map { .object(["frequencyHz": .number(($0.centerHz * 10).rounded() / 10), "levelDB": v($0.levelDB)]) })
+            reading.spectrum = .init(frames: Int(p[0]), fftSize: spectrum.size, peakFrequencyHz: peak.frequencyHz, peakLevelDB: v(peak.levelDB),
+                                     bands: bands.map { ($0.centerHz, v($0.levelDB)) })
         }
         if kind == .loudness {
-            o["seconds"] = .number((r[0] * 100).rounded() / 100)
-            o["momentaryLUFS"] = v(r[1]); o["shortTermLUFS"] = v(r[2]); o["integratedLUFS"] = v(r[3]); o["loudnessRangeLU"] = v(r[4])
-            o["maxMomentaryLUFS"] = v(r[5]); o["maxShortTermLUFS"] = v(r[6])
+            reading.loudness = .init(seconds: r[0], momentaryLUFS: v(r[1]), shortTermLUFS: v(r[2]), integratedLUFS: v(r[3]), rangeLU: v(r[4]),
+                                     maxMomentaryLUFS: v(r[5]), maxShortTermLUFS: v(r[6]))
         }
-        let n = Int(r[7])
-        o["channels"] = .array((0..<n).map { c in
+        reading.channels = (0..<Int(r[7])).map { c in
             let p = r + Self.headerSize + Self.perChannel * c
-            return .object(["samplePeakDBFS": v(p[0]), "truePeakDBTP": v(p[1]), "rmsDBFS": v(p[2]), "clippedSamples": .number(p[3]),
-                            "peakPower": v(p[4]), "averagePower": v(p[5])])
-        })
-        return .object(o)
+            return .init(samplePeakDBFS: v(p[0]), truePeakDBTP: v(p[1]), rmsDBFS: v(p[2]), clippedSamples: Int(p[3]), peakPower: v(p[4]), averagePower: v(p[5]))
+        }
+        return reading
+    }
+
+    /// The newest snapshot as JSON (control thread).
+    func readValues() -> JSONValue {
+        var json = read().json
+        if case .object(var o) = json, let spectrum { o["window"] = .string(spectrum.window.rawValue); json = .object(o) }
+        return json
     }
 }

@@ -30,6 +30,8 @@ public final class AnalysisState {
         self.kind == kind && channelCount == channels && sampleRate == rate && self.spectrum == spectrum
     }
 
-    /// The newest values (control thread only: the snapshot buffer has one reader).
+    /// The newest values as JSON (control thread only: the snapshot buffer has one reader).
     public var values: JSONValue { kernelAddress.pointee.readValues() }
+    /// The newest values, typed (control thread only).
+    public var reading: AnalysisReading { kernelAddress.pointee.read() }
 }

@@ -11,15 +11,15 @@ import Atomics
 ///         read slot[front]
 /// ```
 /// Raw memory, freed by ``deallocate()`` on the control thread.
-public struct SnapshotBuffer {
-    public let recordSize: Int
+package struct SnapshotBuffer {
+    package let recordSize: Int
     @usableFromInline let slots: UnsafeMutablePointer<Double>
     /// Index of the middle slot, with bit 2 set when it holds a record the reader has not taken.
     @usableFromInline let middle: UnsafeAtomic<Int>
     /// [back index (writer's), front index (reader's)].
     @usableFromInline let indices: UnsafeMutablePointer<Int>
 
-    public init(recordSize: Int) {
+    package init(recordSize: Int) {
         self.recordSize = recordSize
         slots = .allocate(capacity: 3 * recordSize)
         slots.initialize(repeating: 0, count: 3 * recordSize)
@@ -28,22 +28,22 @@ public struct SnapshotBuffer {
         indices.initialize(from: [0, 2], count: 2)
     }
 
-    public func deallocate() { slots.deallocate(); middle.destroy(); indices.deallocate() }
+    package func deallocate() { slots.deallocate(); middle.destroy(); indices.deallocate() }
 
     /// The writer's slot, to fill before ``publish()``.
-    @inlinable public var writeSlot: UnsafeMutablePointer<Double> { slots + indices[0] * recordSize }
+    @inlinable package var writeSlot: UnsafeMutablePointer<Double> { slots + indices[0] * recordSize }
 
     /// Hands the filled slot to the reader. Real-time safe (one atomic exchange).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     @inlinable
-    public func publish() {
+    package func publish() {
         indices[0] = middle.exchange(indices[0] | 4, ordering: .acquiringAndReleasing) & 3
     }
 
     /// The newest published record (the previous one again if nothing new arrived).
-    public func read() -> UnsafePointer<Double> {
+    package func read() -> UnsafePointer<Double> {
         if middle.load(ordering: .relaxed) & 4 != 0 {
             indices[1] = middle.exchange(indices[1], ordering: .acquiringAndReleasing) & 3
         }

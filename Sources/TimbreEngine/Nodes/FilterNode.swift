@@ -39,7 +39,10 @@ package enum FilterNode: NodeDefinition {
                 slope = i
             }
             if let qField { q = try qField.number(in: ParameterRanges.q, unit: ""); slope = nil }
-            return FilterDesign(type: type, frequencyHz: f, q: q, slopeDBPerOctave: slope, method: method)
+            // A Butterworth slope sets its sections' Q itself: `q` keeps FilterDesign's default,
+            // so a design built in code and one decoded from its JSON are equal.
+            if let slope { return FilterDesign(type: type, frequencyHz: f, slopeDBPerOctave: slope, method: method) }
+            return FilterDesign(type: type, frequencyHz: f, q: q, method: method)
         default:
             let f = try o.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? ParameterRanges.defaultCenterHz
             let gain = type.hasGain ? try o.optional("gain")?.number(in: ParameterRanges.gainDB, unit: "dB") ?? 0 : 0

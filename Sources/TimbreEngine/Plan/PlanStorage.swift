@@ -45,7 +45,8 @@ struct PlanStorage: ~Copyable {
         core.initialize(to: PlanCore(
             inputChannelCount: format.inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: format.maxBlockFrames,
             outputBase: outputBase, steps: renderSteps, transfers: transfers, transferSource: transferSource,
-            work: channelSet(), fadeIn: fadeIn, fadeInFrames: fadeInFrames, dry: channelSet()))
+            work: channelSet(), fadeIn: fadeIn, fadeInFrames: fadeInFrames,
+            crossfadeFrames: max(1, Int(LiveEngine.crossfadeSeconds * format.sampleRate)), dry: channelSet()))
         releases.append { renderSteps.deallocate(); transfers.deallocate(); fadeIn.deallocate() }
         self.releases = releases
     }

@@ -5,10 +5,10 @@ import Atomics
 /// monotonic frame counts; the writer publishes with a releasing store and the reader
 /// acquires, so frames are complete before they are seen. Raw memory; no locks, no allocation
 /// after `init`. Freed by its owner (``PlayerState``).
-public struct PlayerRing: @unchecked Sendable {
-    public let channelCount: Int
+package struct PlayerRing: @unchecked Sendable {
+    package let channelCount: Int
     /// Frames it holds at most (a power of two).
-    public let capacity: Int
+    package let capacity: Int
     let storage: UnsafeMutablePointer<Float>
     /// Frames written so far (writer stores, reader loads).
     let written: UnsafeAtomic<Int>
@@ -27,16 +27,16 @@ public struct PlayerRing: @unchecked Sendable {
     func deallocate() { storage.deallocate(); written.destroy(); read.destroy() }
 
     /// Frames the writer may add now.
-    public var freeFrames: Int { capacity - (written.load(ordering: .relaxed) - read.load(ordering: .acquiring)) }
+    package var freeFrames: Int { capacity - (written.load(ordering: .relaxed) - read.load(ordering: .acquiring)) }
 
     /// Frames written in all (the writer's position).
-    public var framesWritten: Int { written.load(ordering: .acquiring) }
+    package var framesWritten: Int { written.load(ordering: .acquiring) }
 
     /// Frames read in all (the reader's position: the frames played).
-    public var framesRead: Int { read.load(ordering: .acquiring) }
+    package var framesRead: Int { read.load(ordering: .acquiring) }
 
     /// Appends `frameCount` (≤ ``freeFrames``) frames from `channels`. Writer side only.
-    public func write(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    package func write(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let w = written.load(ordering: .relaxed)
         precondition(frameCount <= capacity - (w - read.load(ordering: .acquiring)), "PlayerRing overflow")
         let mask = capacity - 1

@@ -19,7 +19,7 @@ public final class PlayerState: @unchecked Sendable {
     public let channelCount: Int
     public let sampleRate: Double
     public let maxBlockFrames: Int
-    public let ring: PlayerRing
+    package let ring: PlayerRing
     /// The stream's length in frames once the file side knows it (−1 before): the player has
     /// finished when ``framesPlayed`` reaches it.
     let end: UnsafeAtomic<Int>
@@ -113,7 +113,7 @@ public final class PlayerState: @unchecked Sendable {
 /// The render side of a `player` channel: takes the block's frames from the ring into the
 /// channel's work buffers, silence where the ring ran dry (counted unless the stream ended).
 /// Once per block across a crossfade's two plans (``BlockReplay``). Raw memory only.
-public struct PlayerKernel {
+package struct PlayerKernel {
     let ring: PlayerRing
     let end: UnsafeAtomic<Int>
     let underruns: UnsafeAtomic<Int>

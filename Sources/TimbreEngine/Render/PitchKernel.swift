@@ -4,9 +4,9 @@ import TimbreDSP
 /// node, run once per block whichever plan gets there first (``BlockReplay``): during a
 /// crossfade the current plan shifts the block and the fading plan replays it.
 /// Raw memory only (copied freely, never reference-counted); owned by ``PitchState``.
-public struct PitchKernel {
+package struct PitchKernel {
     let handle: PitchShifter.RenderHandle
-    public let latencyFrames: Int
+    package let latencyFrames: Int
     let replay: BlockReplay
 
     init(shifter: PitchShifter, maxBlockFrames: Int) {

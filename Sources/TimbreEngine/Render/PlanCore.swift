@@ -26,6 +26,8 @@ package struct PlanCore {
     /// ``fadeInFrames`` so the transient of a filter starting from silence is not heard.
     let fadeIn: UnsafeMutableBufferPointer<LinearRamp>
     let fadeInFrames: Int
+    /// A live crossfade to this plan lasts ``LiveEngine/crossfadeSeconds`` at its sample rate.
+    let crossfadeFrames: Int
     let dry: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     /// Blocks rendered (the stamp shared nodes see when no `sequence` is given).
     var blocksDone = 0

@@ -112,7 +112,7 @@ public struct PluginStatistics: Sendable, Equatable {
 /// gets there first (``BlockReplay``, as `pitch` nodes do: during a crossfade the fading plan
 /// replays the block), with this plan's control values. Raw memory only; the plan owns
 /// `controls`, the ``PluginState`` the rest.
-public struct PluginKernel {
+package struct PluginKernel {
     let runner: OpaquePointer
     let run: PluginState.Process
     let replay: BlockReplay

@@ -25,7 +25,8 @@ struct SharedRenderState {
     var fadePosition: Int
     /// Chunks rendered: the block stamp both plans of a crossfade render with.
     var chunks: Int = 0
-    let fadeFrames: Int
+    /// The crossfade's length, taken from the plan faded to (its sample rate's).
+    var fadeFrames: Int
     let inputChannelCount: Int
     let outputChannelCount: Int
     let maxBlockFrames: Int
@@ -75,6 +76,7 @@ public struct RealtimeRenderer: @unchecked Sendable {
                 next.pointee.adoptState(from: old)
                 s.pointee.fading = old
                 s.pointee.fadePosition = 0
+                s.pointee.fadeFrames = next.pointee.crossfadeFrames
             }
             s.pointee.current = next
             s.pointee.live.store(raw, ordering: .releasing)

@@ -98,6 +98,12 @@ public final class RenderPlan {
     /// The streams of this plan's `player` channels, by key (`player:<channel id>`).
     public var playerStates: [(key: String, state: PlayerState)] { states(PlayerState.self) }
 
-    /// The newest values of every `meter` and `loudness` node, by node key (control thread).
+    /// The newest readings of every `meter`, `loudness` and `spectrum` node, by node key
+    /// (its id, or `#index`, with a graph chain's prefix such as `voice/`). Control thread.
+    public var readings: [String: AnalysisReading] {
+        Dictionary(analysisStates.map { ($0.key, $0.state.reading) }) { a, _ in a }
+    }
+
+    /// The newest values of every `meter` and `loudness` node as JSON, by node key (control thread).
     public var meters: JSONValue { .object(Dictionary(analysisStates.map { ($0.key, $0.state.values) }) { a, _ in a }) }
 }

@@ -1,0 +1,57 @@
+// Renders a buffer through a preset built in code, reads its typed loudness reading, then runs
+// the same preset in a real-time callback of its own. Writes the rendered samples (32-bit
+// floats, planar) to the file given as the first argument.
+//
+//   swift run EmbeddingExample out.f32
+import Foundation
+import TimbreDSP
+import TimbreEngine
+
+// A voice chain, built in code.
+let preset = Preset(name: "voice", form: .chain([
+    NodeSpec(id: "rumble", kind: .filter(FilterDesign(type: .highPass, frequencyHz: 80, slopeDBPerOctave: 24))),
+    NodeSpec(id: "tone", kind: .eq([EQBand(frequencyHz: 250, gainDB: -3, q: 1.2), EQBand(frequencyHz: 5000, gainDB: 4)])),
+    NodeSpec(id: "level", kind: .gain(linear: 0.8)),
+    NodeSpec(id: "loudness", kind: .analysis(.loudness)),
+]))
+
+// Three seconds of a two-tone test signal, stereo.
+let sampleRate = 48000.0, frames = 144_000
+let left = (0..<frames).map { Float(0.3 * sin(2 * Double.pi * 200 * Double($0) / sampleRate) + 0.1 * sin(2 * Double.pi * 5000 * Double($0) / sampleRate)) }
+let right = left.map { 0.5 * $0 }
+
+// 1. Render a buffer.
+let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 512))
+let input = PlanarBuffer(channels: [left, right])
+let output = PlanarBuffer(channelCount: plan.outputChannelCount, capacity: input.frameCount)
+plan.render(input, into: output)
+if let loudness = plan.readings["loudness"]?.loudness, let peak = plan.readings["loudness"]?.channels.first?.truePeakDBTP {
+    print(String(format: "integrated %.2f LUFS, true peak (left) %.2f dBTP", loudness.integratedLUFS, peak))
+}
+
+// 2. The same preset in a real-time callback: the engine compiles on this thread, the
+//    callback only calls `renderer.render` with the host's pointers (no allocation, no locks).
+let engine = try LiveEngine(preset: preset, sampleRate: sampleRate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
+engine.warmUp()
+let renderer = engine.renderer
+let live = PlanarBuffer(channelCount: 2, capacity: frames)
+// The host's port pointers, allocated before the stream starts.
+let ins = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 2)
+let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
+defer { ins.deallocate(); outs.deallocate() }
+var done = 0
+while done < frames {  // what a host's callback does, 256 frames at a time
+    let n = min(256, frames - done)
+    for c in 0..<2 { ins[c] = UnsafePointer(input[c].baseAddress! + done); outs[c] = live[c].baseAddress! + done }
+    renderer.render(input: ins, output: outs, frameCount: n)
+    done += n
+}
+let same = (0..<2).allSatisfy { output.samples(channel: $0) == live.samples(channel: $0) }
+print("real-time callback output \(same ? "equals" : "DIFFERS FROM") the buffer render")
+
+if let path = CommandLine.arguments.dropFirst().first {
+    var bytes = Data()
+    for c in 0..<output.channelCount { output.samples(channel: c).withUnsafeBufferPointer { bytes.append(Data(buffer: $0)) } }
+    try bytes.write(to: URL(fileURLWithPath: path))
+}
+if !same { exit(1) }

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TimbreDSP
+@testable import TimbreEngine
+
+/// The node catalog is the one place that knows each kind: every `type` it lists decodes,
+/// encodes and decodes back to the same node; presets built in code go to JSON and back
+/// unchanged; the plan's compile stages work as plain values.
+@Suite struct NodeCatalogTests {
+    /// One node of each type name with non-default settings where the kind has them.
+    static let everyType: [String: String] = [
+        "highpass": #"{"type": "highpass", "frequency": 95, "slope": 24}"#,
+        "lowpass": #"{"type": "lowpass", "frequency": 9000, "q": 1.2, "design": "bilinear"}"#,
+        "peak": #"{"type": "peak", "frequency": 3100, "gain": -4.5, "q": 2.5}"#,
+        "lowshelf": #"{"type": "lowshelf", "frequency": 120, "gain": 3}"#,
+        "highshelf": #"{"type": "highshelf", "frequency": 9000, "gain": -2, "q": 0.8}"#,
+        "notch": #"{"type": "notch", "frequency": 60, "q": 10}"#,
+        "bandpass": #"{"type": "bandpass", "frequency": 800}"#,
+        "allpass": #"{"type": "allpass", "frequency": 1500, "q": 0.5}"#,
+        "eq": #"{"type": "eq", "bands": [{"frequency": 100, "gain": 2}, {"frequency": 5000, "gain": -3, "q": 3, "shape": "highshelf"}]}"#,
+        "gain": #"{"type": "gain", "gain": -7.5}"#,
+        "pan": #"{"type": "pan", "pan": -0.4}"#,
+        "pitch": #"{"type": "pitch", "semitones": 3, "cents": 25}"#,
+        "meter": #"{"type": "meter"}"#,
+        "loudness": #"{"type": "loudness"}"#,
+        "spectrum": #"{"type": "spectrum", "fftSize": 2048, "window": "flattop", "averaging": 1}"#,
+        "plugin": #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -6}, "preset": "x"}"#,
+    ]
+
+    static func decode(_ node: String, id: String = "n") throws -> Preset {
+        let node = node.replacingOccurrences(of: "{\"type\"", with: "{\"id\": \"\(id)\", \"bypass\": true, \"type\"")
+        return try PresetDecoder.decode(Data(#"{"version": 1, "name": "t", "chain": [\#(node)]}"#.utf8))
+    }
+
+    @Test func everyTypeNameHasAnExample() {
+        #expect(Set(NodeCatalog.typeNames) == Set(Self.everyType.keys))
+        #expect(NodeCatalog.typeNames.count == Set(NodeCatalog.typeNames).count, "no type name claimed by two kinds")
+    }
+
+    @Test(arguments: NodeCatalog.typeNames)
+    func encodesWhatItDecodes(type: String) throws {
+        let preset = try Self.decode(Self.everyType[type]!)
+        #expect(preset.allNodes[0].kind.typeName == type)
+        let again = try PresetDecoder.decode(PresetEncoder.encode(preset))
+        #expect(again == preset, "\(type): \(PresetEncoder.encode(preset).jsonText)")
+        #expect(!preset.allNodes[0].summary.isEmpty && preset.allNodes[0].summary.hasSuffix("[bypassed]"))
+    }
+
+    @Test func shippedPresetsRoundTrip() throws {
+        for url in ShippedPresetTests.files {
+            let p = try PresetDecoder.decode(contentsOf: url)
+            #expect(try PresetDecoder.decode(PresetEncoder.data(p)) == p, "\(url.lastPathComponent)")
+        }
+    }
+
+    @Test func presetBuiltInCodeRoundTrips() throws {
+        let p = Preset(name: "code", description: "built in code", form: .graph(GraphSpec(
+            channels: [ChannelSpec(id: "voice", source: .inputs([0]), chain: [NodeSpec(id: "hp", kind: .filter(FilterDesign(type: .highPass, frequencyHz: 90, slopeDBPerOctave: 12)))],
+                                   volume: 0.8, pan: -0.2, mute: false, solo: true, group: "bus", path: ""),
+                       ChannelSpec(id: "tone", source: .sine(frequencyHz: 440, levelDB: -30), chain: [], volume: 1, pan: 0, mute: true, solo: false, group: nil, path: "")],
+            groups: [GroupSpec(id: "bus", chain: [NodeSpec(kind: .gain(linear: 0.5))], volume: 0.9, mute: false, path: "")],
+            master: BusSpec(chain: [NodeSpec(id: "m", kind: .analysis(.meter))], volume: 1, path: ""))))
+        let decoded = try PresetDecoder.decode(PresetEncoder.encode(p))
+        // Paths are assigned by the decoder; everything else is what was built.
+        guard case .graph(let g) = decoded.form, case .graph(let built) = p.form else { Issue.record("graph"); return }
+        #expect(g.channels.map(\.id) == built.channels.map(\.id) && g.channels.map(\.source) == built.channels.map(\.source))
+        #expect(g.channels.map(\.volume) == [0.8, 1] && g.channels.map(\.solo) == [true, false] && g.channels[1].mute)
+        #expect(g.channels[0].chain.map(\.kind) == built.channels[0].chain.map(\.kind) && g.groups[0].chain[0].kind == .gain(linear: 0.5))
+        #expect(decoded.description == "built in code" && g.master.chain[0].kind == .analysis(.meter))
+    }
+
+    @Test func unknownTypeListsTheCatalog() {
+        #expect(throws: PresetError.self) { try Self.decode(#"{"type": "flanger"}"#) }
+        do { _ = try Self.decode(#"{"type": "flanger"}"#) } catch let error as PresetError {
+            #expect(error.description.contains("unknown node type \"flanger\"") && NodeCatalog.typeNames.allSatisfy { error.description.contains($0) })
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// The compile stages are plain values: fusion and the state map can be checked without
+    /// allocating a plan.
+    @Test func stagesAreValues() throws {
+        let p = try PresetDecoder.decode(Data(#"{"version": 1, "name": "s", "chain": [{"id": "a", "type": "peak", "gain": 3}, {"id": "b", "type": "lowshelf", "gain": 2}, {"id": "g", "type": "gain", "gain": -3}, {"id": "c", "type": "notch", "frequency": 50}]}"#.utf8))
+        let format = RenderFormat(sampleRate: 48000, inputChannelCount: 2, maxBlockFrames: 64)
+        let layout = try GraphLayout(preset: p, format: format, registry: nil)
+        #expect(layout.steps.map(\.key) == ["a", "b", "g", "c"])
+        let fused = CascadeFusion(layout.steps, previousMembers: nil)
+        #expect(fused.steps.map(\.key) == ["a+b", "g", "c"] && !fused.hasUnfusedNewcomers)
+        #expect(fused.steps[0].members.map(\.offset) == [0, 1])
+        // Continuing a plan that had only `a` and `g`: `b` and `c` are new, so they stay alone and fade in.
+        let previousMembers = ["a": CascadeMember(key: "a", offset: 0, sections: 1, channels: 2)]
+        let live = CascadeFusion(layout.steps, previousMembers: previousMembers)
+        #expect(live.steps.map(\.key) == ["a", "b", "g", "c"] && live.hasUnfusedNewcomers)
+        let previous = StateTransferMap.Outline(keys: ["a", "g"], shapes: [KernelShape("biquads", [1, 2], carriesState: true), KernelShape("gain", carriesState: true)],
+                                                members: [[previousMembers["a"]!], []])
+        let map = StateTransferMap(live.steps, previous: previous)
+        #expect(map.transfers == [StateTransfer(step: 0, source: 0, from: 0, to: 0, count: 1), StateTransfer(step: 2, source: 1, from: 0, to: 0, count: 0)])
+        #expect(map.fadesIn == [false, true, false, true])
+    }
+}
