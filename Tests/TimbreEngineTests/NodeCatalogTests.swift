@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-@testable import TimbreEngine
+import TimbreEngine
 
 /// The node catalog is the one place that knows each kind: every `type` it lists decodes,
 /// encodes and decodes back to the same node; presets built in code go to JSON and back

@@ -62,6 +62,10 @@ package struct CascadeMember: Equatable, Sendable {
     /// Its section count.
     package let sections: Int
     package let channels: Int
+
+    package init(key: String, offset: Int, sections: Int, channels: Int) {
+        self.key = key; self.offset = offset; self.sections = sections; self.channels = channels
+    }
 }
 
 extension BiquadCascade: RenderKernel {

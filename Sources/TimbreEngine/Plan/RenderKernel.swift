@@ -106,4 +106,8 @@ struct RenderStep {
 package struct StateTransfer: Equatable {
     package let step: Int, source: Int
     package let from: Int, to: Int, count: Int
+
+    package init(step: Int, source: Int, from: Int, to: Int, count: Int) {
+        self.step = step; self.source = source; self.from = from; self.to = to; self.count = count
+    }
 }

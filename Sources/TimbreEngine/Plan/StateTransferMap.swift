@@ -13,6 +13,10 @@ package struct StateTransferMap: Equatable {
         package var keys: [String] = []
         package var shapes: [KernelShape] = []
         package var members: [[CascadeMember]] = []
+
+        package init(keys: [String], shapes: [KernelShape], members: [[CascadeMember]]) {
+            self.keys = keys; self.shapes = shapes; self.members = members
+        }
         /// Members by key, with the step holding each.
         package var membersByKey: [String: (step: Int, member: CascadeMember)] {
             var m: [String: (step: Int, member: CascadeMember)] = [:]
