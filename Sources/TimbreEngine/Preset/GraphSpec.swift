@@ -12,6 +12,10 @@ public struct GraphSpec: Sendable, Equatable {
     public var channels: [ChannelSpec]
     public var groups: [GroupSpec]
     public var master: BusSpec
+
+    public init(channels: [ChannelSpec], groups: [GroupSpec] = [], master: BusSpec = BusSpec()) {
+        self.channels = channels; self.groups = groups; self.master = master
+    }
 }
 
 /// Where a channel's audio comes from.
@@ -35,6 +39,12 @@ public struct ChannelSpec: Sendable, Equatable {
     /// The group this channel feeds, or nil for the master bus.
     public var group: String?
     public var path: String
+
+    public init(id: String, source: ChannelSource, chain: [NodeSpec] = [], volume: Double = 1, pan: Double = 0,
+                mute: Bool = false, solo: Bool = false, group: String? = nil, path: String = "") {
+        self.id = id; self.source = source; self.chain = chain; self.volume = volume; self.pan = pan
+        self.mute = mute; self.solo = solo; self.group = group; self.path = path
+    }
 }
 
 public struct GroupSpec: Sendable, Equatable {
@@ -43,10 +53,18 @@ public struct GroupSpec: Sendable, Equatable {
     public var volume: Double
     public var mute: Bool
     public var path: String
+
+    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, path: String = "") {
+        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.path = path
+    }
 }
 
 public struct BusSpec: Sendable, Equatable {
     public var chain: [NodeSpec]
     public var volume: Double
     public var path: String
+
+    public init(chain: [NodeSpec] = [], volume: Double = 1, path: String = "") {
+        self.chain = chain; self.volume = volume; self.path = path
+    }
 }
