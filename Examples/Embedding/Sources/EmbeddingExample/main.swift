@@ -25,9 +25,9 @@ let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampl
 let input = PlanarBuffer(channels: [left, right])
 let output = PlanarBuffer(channelCount: plan.outputChannelCount, capacity: input.frameCount)
 plan.render(input, into: output)
-if let loudness = plan.readings["loudness"]?.loudness, let peak = plan.readings["loudness"]?.channels.first?.truePeakDBTP {
-    print(String(format: "integrated %.2f LUFS, true peak (left) %.2f dBTP", loudness.integratedLUFS, peak))
-}
+let reading = plan.readings["loudness"]   // typed: reading?.loudness?.integratedLUFS, reading?.channels[0].truePeakDBTP
+print(String(format: "integrated %.2f LUFS, true peak (left) %.2f dBTP",
+             reading?.loudness?.integratedLUFS ?? -.infinity, reading?.channels.first?.truePeakDBTP ?? -.infinity))
 
 // 2. The same preset in a real-time callback: the engine compiles on this thread, the
 //    callback only calls `renderer.render` with the host's pointers (no allocation, no locks).
