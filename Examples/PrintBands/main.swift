@@ -22,10 +22,10 @@ print("\(preset.name) at \(Int(sampleRate)) Hz")
 func label(_ f: Double) -> String { f >= 1000 ? "\(Int(f / 1000))k" : (f == 31.5 ? "31.5" : String(Int(f))) }
 print("node".padding(toLength: 22, withPad: " ", startingAt: 0)
       + probes.map { String(repeating: " ", count: 7 - label($0).count) + label($0) }.joined())
-for (path, sections) in preset.filterSections(sampleRate: sampleRate) {
-    for (k, s) in sections.enumerated() {
+for term in preset.responseTerms(sampleRate: sampleRate) {
+    for (k, s) in term.sections.enumerated() {
         let row = probes.map { String(format: "%7.2f", s.magnitudeDB(at: $0, sampleRate: sampleRate)) }.joined()
-        print("\(path) §\(k)".padding(toLength: 22, withPad: " ", startingAt: 0) + row)
+        print("\(term.path) §\(k)".padding(toLength: 22, withPad: " ", startingAt: 0) + row)
     }
 }
 print("chain".padding(toLength: 22, withPad: " ", startingAt: 0) + probes.map { String(format: "%7.2f", preset.magnitudeDB(at: $0, sampleRate: sampleRate)) }.joined())

@@ -33,7 +33,7 @@ struct ResponseCommand: ParsableCommand {
         let freqs = (0..<points).map { 20 * pow(top / 20, Double($0) / Double(points - 1)) }
         // Each node's linear response (filters, EQs, gains); pan, meters and plugins have none.
         func response(_ node: NodeSpec) -> [(re: Double, im: Double)] {
-            let term = Preset(name: "", form: .chain([node])).responseTerms(sampleRate: sampleRate).first
+            let term = node.responseTerm(sampleRate: sampleRate)
             return freqs.map { f in
                 var re = GainUnits.linear(fromDB: term?.gainDB ?? 0), im = 0.0
                 for s in term?.sections ?? [] {
@@ -49,9 +49,8 @@ struct ResponseCommand: ParsableCommand {
             }
         }
         // Measuring nodes pass audio unchanged: no curve of their own.
-        let shaping = Set(p.responseTerms(sampleRate: sampleRate).map(\.path))
-        let active = p.allNodes.filter { !$0.bypass && shaping.contains($0.path) }
-        if p.hasUnknownResponse {
+        let active = p.allNodes.filter { !$0.bypass && $0.responseTerm(sampleRate: sampleRate) != nil }
+        if p.allNodes.contains(where: { !$0.bypass && !$0.hasKnownResponse }) {
             FileHandle.standardError.write(Data("timbre: note: plugin nodes are left out of the computed response (render a sweep through them to measure it)\n".utf8))
         }
         let nodeCurves = active.map { Curve(name: $0.id ?? $0.path, response: response($0)) }
@@ -103,7 +102,7 @@ struct ResponseCommand: ParsableCommand {
             }
             var markers: [SVGPlot.Marker] = []
             func label(_ f: Double) -> String { f >= 1000 ? String(format: "%.3gk", f / 1000) : String(format: "%.0f", f) }
-            for term in p.responseTerms(sampleRate: sampleRate) {
+            for term in active.compactMap({ $0.responseTerm(sampleRate: sampleRate) }) {
                 markers += term.markersHz.map { .init(x: $0, label: label($0)) }
             }
             let allDB = (nodeCurves + totals).flatMap { $0.response.map(db) }

@@ -69,6 +69,22 @@ import TimbreEngine
         #expect(decoded.description == "built in code" && g.master.chain[0].kind == .analysis(.meter))
     }
 
+    /// A preset built in code goes live through the strict decoder: a value out of range is
+    /// an error with its JSON path, as in a file.
+    @Test func presetBuiltInCodeIsCheckedWhenItGoesLive() throws {
+        let loud = Preset(name: "loud", form: .chain([NodeSpec(id: "hp", kind: .filter(FilterDesign(type: .highPass, frequencyHz: 90))),
+                                                      NodeSpec(id: "boost", kind: .gain(linear: 1000))]))  // +60 dB
+        do {
+            _ = try LiveEngine(preset: loud, sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 1)
+            Issue.record("accepted +60 dB")
+        } catch {
+            #expect(error.description == "chain[1].gain: 60 is out of range (allowed -96…24 dB)")
+        }
+        let fine = try LiveEngine(preset: Preset(name: "ok", form: .chain([NodeSpec(id: "g", kind: .gain(linear: 0.5))])),
+                                  sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 1)
+        #expect(fine.preset.allNodes[0].kind == .gain(linear: 0.5) && fine.preset.allNodes[0].path == "chain[0]")
+    }
+
     @Test func unknownTypeListsTheCatalog() {
         #expect(throws: PresetError.self) { try Self.decode(#"{"type": "flanger"}"#) }
         do { _ = try Self.decode(#"{"type": "flanger"}"#) } catch let error as PresetError {

@@ -16,7 +16,7 @@ package protocol NodeDefinition {
     static func encode(_ parameters: Parameters) -> [String: JSONValue]
     /// Lowers the node into render steps (filter sections, or kernels) for a plan.
     static func lower(_ parameters: Parameters, into node: inout NodeLowering) throws(PresetError)
-    /// The node's effect on the frequency response (for `timbre response` and ``Preset/magnitudeDB(at:sampleRate:)``).
+    /// The node's effect on the frequency response (``NodeSpec/responseTerm(sampleRate:)``, behind `timbre response`).
     static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse
     /// One line a user recognises, without the id and bypass mark.
     static func summary(of parameters: Parameters) -> String
@@ -61,6 +61,11 @@ package struct NodeLowering {
 
     /// Throws when a frequency is at or above 0.49 × the sample rate.
     package func checkFrequency(_ hz: Double, at path: String) throws(PresetError) {
+        try Self.checkFrequency(hz, at: path, sampleRate: sampleRate)
+    }
+
+    /// Throws when a frequency is at or above 0.49 × `sampleRate` (also the graph's sine generators).
+    package static func checkFrequency(_ hz: Double, at path: String, sampleRate: Double) throws(PresetError) {
         let limit = ParameterRanges.nyquistFraction * sampleRate
         if hz >= limit {
             throw PresetError(path: path, "\(JSONValue.number(hz).brief) Hz is at or above 0.49 × the sample rate (must be below \(JSONValue.number((limit * 10).rounded(.down) / 10).brief) Hz at \(JSONValue.number(sampleRate).brief) Hz)")

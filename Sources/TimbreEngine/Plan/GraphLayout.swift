@@ -64,8 +64,7 @@ package struct GraphLayout {
                     }
                     channels = indices.count
                 case .sine(let f, let level):
-                    let check = NodeLowering(key: "", path: "", sampleRate: fs, maxBlockFrames: format.maxBlockFrames, registry: nil, channels: 1, base: 0, segment: 0)
-                    try check.checkFrequency(f, at: ch.path + ".generator.frequency")
+                    try NodeLowering.checkFrequency(f, at: ch.path + ".generator.frequency", sampleRate: fs)
                     add(SineGenerator(frequencyHz: f, levelDB: level, sampleRate: fs), key: "gen:\(ch.id)", base: base, channels: 1, segment: k)
                     channels = 1
                 case .player(let spec):

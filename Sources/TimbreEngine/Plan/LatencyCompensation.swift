@@ -7,7 +7,7 @@ package struct LatencyCompensation {
     package var steps: [PlannedStep]
     package var latencyFrames: Int
 
-    package init(_ input: [PlannedStep], layout: GraphLayout, sampleRate: Double) {
+    package init(_ input: [PlannedStep], layout: GraphLayout) {
         steps = input
         var segmentLatency: [Int: Int] = [:]
         for s in input { segmentLatency[s.segment, default: 0] += s.latency }

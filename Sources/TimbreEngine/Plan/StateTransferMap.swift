@@ -23,7 +23,6 @@ package struct StateTransferMap: Equatable {
             for (j, list) in members.enumerated() { for c in list { m[c.key] = (j, c) } }
             return m
         }
-        package static func == (a: Outline, b: Outline) -> Bool { a.keys == b.keys && a.shapes == b.shapes && a.members == b.members }
     }
 
     package init(_ steps: [PlannedStep], previous: Outline?) {

@@ -12,32 +12,26 @@ public struct NodeResponseTerm: Sendable {
     public var markersHz: [Double]
 }
 
+extension NodeSpec {
+    /// The node's linear response at `sampleRate` (filters, EQs, gains), or nil for a node that
+    /// passes the spectrum unchanged (pan, meters) or whose response is not known without
+    /// running it (a plugin: ``hasKnownResponse``). Bypass is not considered here.
+    public func responseTerm(sampleRate: Double) -> NodeResponseTerm? {
+        guard case .linear(let sections, let gain, let markers) = kind.definition.response(ofAny: kind.parameters, sampleRate: sampleRate) else { return nil }
+        return NodeResponseTerm(path: path, sections: sections, gainDB: gain, markersHz: markers)
+    }
+
+    /// False for a node whose response is not known without running it (a plugin).
+    public var hasKnownResponse: Bool {
+        if case .unknown = kind.definition.response(ofAny: kind.parameters, sampleRate: 48000) { return false }
+        return true
+    }
+}
+
 extension Preset {
-    /// The terms of every active node that shapes the response linearly (filters, EQs, gains),
-    /// in processing order. Nodes that pass the spectrum unchanged (pan, meters) are left out;
-    /// so are plugins, whose response is not known without running them (see
-    /// ``hasUnknownResponse``).
+    /// The terms of every active node that shapes the response linearly, in processing order.
     public func responseTerms(sampleRate: Double) -> [NodeResponseTerm] {
-        allNodes.filter { !$0.bypass }.compactMap { node in
-            guard case .linear(let sections, let gain, let markers) = node.kind.definition.response(ofAny: node.kind.parameters, sampleRate: sampleRate) else {
-                return nil
-            }
-            return NodeResponseTerm(path: node.path, sections: sections, gainDB: gain, markersHz: markers)
-        }
-    }
-
-    /// True when an active node's response is not known without running it (a plugin).
-    public var hasUnknownResponse: Bool {
-        allNodes.contains { node in
-            guard !node.bypass, case .unknown = node.kind.definition.response(ofAny: node.kind.parameters, sampleRate: 48000) else { return false }
-            return true
-        }
-    }
-
-    /// The designed second-order sections of every active filter node, in chain order,
-    /// with the node's path. Gain and pan nodes are left out.
-    public func filterSections(sampleRate: Double) -> [(path: String, sections: [BiquadCoefficients])] {
-        responseTerms(sampleRate: sampleRate).filter { !$0.sections.isEmpty }.map { ($0.path, $0.sections) }
+        allNodes.filter { !$0.bypass }.compactMap { $0.responseTerm(sampleRate: sampleRate) }
     }
 
     /// The magnitude response in dB of the whole chain at `hz` (filters and gains; pan ignored).

@@ -43,10 +43,12 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     /// Compiles a preset built in code for a live stream (see ``init(document:sampleRate:inputChannelCount:outputChannelCount:maxBlockFrames:host:)``).
+    /// The preset becomes the engine's document (``PresetEncoder``) and is checked by the same
+    /// strict decoder as a file, so a value out of range is an error naming its JSON path.
     public convenience init(preset: Preset, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
                             maxBlockFrames: Int = 8192, host: HostServices = .none) throws(PresetError) {
-        try self.init(preset: preset, document: PresetEncoder.encode(preset), sampleRate: sampleRate,
-                      inputChannelCount: inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
+        try self.init(document: PresetEncoder.encode(preset), sampleRate: sampleRate, inputChannelCount: inputChannelCount,
+                      outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
     }
 
     init(preset: Preset, document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,

@@ -61,14 +61,14 @@ public final class RenderPlan {
         self.preset = preset
         let layout = try GraphLayout(preset: preset, format: format, registry: registry)
         let fusion = CascadeFusion(layout.steps, previousMembers: previous.map { $0.outline.membersByKey.mapValues(\.member) })
-        let aligned = LatencyCompensation(fusion.steps, layout: layout, sampleRate: format.sampleRate)
+        let aligned = LatencyCompensation(fusion.steps, layout: layout)
         let map = StateTransferMap(aligned.steps, previous: previous?.outline)
         storage = PlanStorage(steps: aligned.steps, map: map, format: format, outputBase: layout.outputBase,
                               outputChannelCount: layout.outputChannelCount, transferSource: previous.map { UnsafeMutableRawPointer($0.core) })
         outputChannelCount = layout.outputChannelCount
         latencyFrames = aligned.latencyFrames
         outline = .init(keys: aligned.steps.map(\.key), shapes: aligned.steps.map { $0.recipe!.shape }, members: aligned.steps.map(\.members))
-        hasUnfusedNewcomers = previous != nil && fusion.hasUnfusedNewcomers
+        hasUnfusedNewcomers = fusion.hasUnfusedNewcomers
         retained = layout.retained
     }
 
