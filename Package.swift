@@ -66,10 +66,13 @@ let package = Package(
                           path: "Examples/ChangeRate"),
         .executableTarget(name: "TwoChannelsExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbreControl"],
                           path: "Examples/TwoChannels"),
-        .target(name: "TimbreTestSupport", dependencies: ["TimbreEngine", "TimbreControl", "TimbreFile"], path: "Tests/TestSupport"),
+        // Test helpers: signals, fits, tolerance tables and processes (DSP level), and the
+        // engine-level fixtures on top, so each test module depends only on what it tests.
+        .target(name: "TimbreTestSignals", dependencies: ["TimbreDSP"], path: "Tests/TestSignals"),
+        .target(name: "TimbreTestSupport", dependencies: ["TimbreTestSignals", "TimbreEngine", "TimbreControl", "TimbreFile"], path: "Tests/TestSupport"),
         .executableTarget(name: "RealtimeSafetyCheck", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbrePlugins", "CRealtimeSanitizer", "TimbreTestSupport"],
                           path: "Tests/RealtimeSafetyCheck"),
-        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "CTimbreSupport", "TimbreTestSupport", "CEbur128"]),
+        .testTarget(name: "TimbreDSPTests", dependencies: ["TimbreDSP", "CTimbreSupport", "TimbreTestSignals", "CEbur128"]),
         .executableTarget(name: "AllocationCheck", dependencies: [
             "TimbreEngine", "TimbreFile", "TimbrePlugins", "TimbreTestSupport", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], path: "Tests/AllocationCheck"),

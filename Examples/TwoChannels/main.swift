@@ -52,8 +52,7 @@ try Data(preset.utf8).write(to: URL(fileURLWithPath: presetPath))
 let document = try PresetDecoder.parse(Data(preset.utf8))
 
 if !live {
-    var request = RenderRequest(inputPath: "", outputPath: output, preset: try PresetDecoder.decode(document))
-    request.inputPaths = []
+    var request = RenderRequest(inputPaths: [], outputPath: output, preset: try PresetDecoder.decode(document))
     request.presetDirectory = folder
     let summary = try OfflineRenderer.render(request, presetName: presetPath)
     print(String(format: "%@: %lld frames (%.3f s) at %.0f Hz, %d channels, peak %.2f dBFS", output, summary.frames,

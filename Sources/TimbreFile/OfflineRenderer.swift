@@ -47,9 +47,23 @@ public struct RenderRequest: Sendable {
     /// How `plugin` nodes load (TimbrePlugins' `PluginHost.loader`); nil: a preset with one is an error.
     public var pluginLoader: PluginLoader?
 
+    /// The ``RenderRequest`` properties a ``RenderError/request(_:_:)`` can be about.
+    public enum Parameter: String, Sendable {
+        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate
+    }
+
+    /// A render of one input file.
     public init(inputPath: String, outputPath: String, preset: Preset, blockFrames: Int = 1024,
                 format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
-        self.inputPaths = [inputPath]; self.outputPath = outputPath; self.preset = preset
+        self.init(inputPaths: [inputPath], outputPath: outputPath, preset: preset, blockFrames: blockFrames,
+                  format: format, encoding: encoding, dither: dither, meter: meter)
+    }
+
+    /// A render of several input files (set ``combination``), or of none: `[]` renders the
+    /// preset's players alone.
+    public init(inputPaths: [String], outputPath: String, preset: Preset, blockFrames: Int = 1024,
+                format: SoundFileFormat? = nil, encoding: SampleEncoding? = nil, dither: Bool = true, meter: Bool = false) {
+        self.inputPaths = inputPaths; self.outputPath = outputPath; self.preset = preset
         self.blockFrames = blockFrames; self.format = format; self.encoding = encoding; self.dither = dither; self.meter = meter
         sampleRate = nil; speed = 1; rateMode = .timestretch; pitchSemitones = 0; quality = .high
     }
@@ -81,13 +95,13 @@ public struct RenderRequest: Sendable {
         var source: FrameSource = timeline
         if let rate = stages.stretch {
             guard TimeStretcher.rateRange.contains(rate) else {
-                throw .usage("speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
+                throw .request(.speed, "speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
             }
             source = StretchingStage(upstream: source, sampleRate: Double(inputRate), rate: rate, maximumFrames: ioFrames)
         }
         for ratio in [stages.varispeed, stages.conversion].compactMap({ $0 }) {
             guard let stage = ResamplingStage(upstream: source, ratio: ratio, quality: quality, maximumFrames: ioFrames) else {
-                throw .usage("\(inputPath): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
+                throw .request(.sampleRate, "\(inputPath): converting by \(ratio) (output/input frames) needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients; choose a rate with a simpler ratio to \(inputRate) Hz")
             }
             source = stage
         }
@@ -149,13 +163,15 @@ public struct RenderSummary: Sendable {
 public enum RenderError: Error, CustomStringConvertible {
     case preset(file: String, PresetError)
     case file(AudioFileError)
-    case usage(String)
+    /// A request that cannot be rendered as asked; `parameter` is the ``RenderRequest`` property
+    /// at fault (nil when it is the inputs themselves), so a front end can name its own option.
+    case request(RenderRequest.Parameter?, String)
 
     public var description: String {
         switch self {
         case .preset(let file, let e): "\(file): \(e)"
         case .file(let e): e.description
-        case .usage(let m): m
+        case .request(_, let m): m
         }
     }
 }
@@ -168,11 +184,11 @@ public enum OfflineRenderer {
     public static func resolveFormat(_ request: RenderRequest, inputEncoding: SampleEncoding? = nil) throws(RenderError) -> (SoundFileFormat, SampleEncoding) {
         let ext = URL(fileURLWithPath: request.outputPath).pathExtension
         guard let format = request.format ?? SoundFileFormat(extension: ext) else {
-            throw .usage("\(request.outputPath): cannot tell the output format from the extension \".\(ext)\"; use --format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw .request(.format, "\(request.outputPath): cannot tell the output format from the extension \".\(ext)\"; name the format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         let encoding = request.encoding ?? inputEncoding.flatMap { format.encodings.contains($0) ? $0 : nil } ?? format.encodings[0]
         guard format.encodings.contains(encoding) else {
-            throw .usage("encoding \(encoding.rawValue) is not available for \(format.rawValue) (allowed: \(format.encodings.map(\.rawValue).joined(separator: ", ")))")
+            throw .request(.encoding, "encoding \(encoding.rawValue) is not available for \(format.rawValue) (allowed: \(format.encodings.map(\.rawValue).joined(separator: ", ")))")
         }
         return (format, encoding)
     }
@@ -183,23 +199,23 @@ public enum OfflineRenderer {
     public static func render(_ request: RenderRequest, presetName: String = "preset", measureOnly: Bool = false,
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         _ = try resolveFormat(request)  // usage errors before touching any file
-        guard request.blockFrames >= 1 else { throw .usage("block size must be at least 1") }
+        guard request.blockFrames >= 1 else { throw .request(.blockFrames, "block size \(request.blockFrames) frames is out of range (allowed at least 1)") }
         guard ParameterRanges.varispeed.contains(request.speed) else {
-            throw .usage("speed \(request.speed) is out of range (allowed \(ParameterRanges.varispeed.lowerBound)…\(ParameterRanges.varispeed.upperBound))")
+            throw .request(.speed, "speed \(request.speed) is out of range (allowed \(ParameterRanges.varispeed.lowerBound)…\(ParameterRanges.varispeed.upperBound))")
         }
         if let rate = request.sampleRate, !ParameterRanges.sampleRate.contains(Double(rate)) {
-            throw .usage("sample rate \(rate) Hz is out of range (allowed \(Int(ParameterRanges.sampleRate.lowerBound))…\(Int(ParameterRanges.sampleRate.upperBound)) Hz)")
+            throw .request(.sampleRate, "sample rate \(rate) Hz is out of range (allowed \(Int(ParameterRanges.sampleRate.lowerBound))…\(Int(ParameterRanges.sampleRate.upperBound)) Hz)")
         }
         guard (-24...24).contains(request.pitchSemitones) else {
-            throw .usage("pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
+            throw .request(.pitchSemitones, "pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
         }
         let playerSpecs = request.preset.playerSpecs
-        guard !request.inputPaths.isEmpty || !playerSpecs.isEmpty else { throw .usage("no input file (and the preset has no players)") }
+        guard !request.inputPaths.isEmpty || !playerSpecs.isEmpty else { throw .request(nil, "no input file (and the preset has no players)") }
         if request.inputPaths.isEmpty {
             return try renderPlayers(request, presetName: presetName, measureOnly: measureOnly, progress: progress)
         }
         guard request.inputPaths.count == 1 || request.combination != nil else {
-            throw .usage("\(request.inputPaths.count) input files: say how to combine them (--concat or --mix)")
+            throw .request(.combination, "\(request.inputPaths.count) input files: say how to combine them (concatenate or mix)")
         }
         var readers: [SoundFileReader] = []
         for path in request.inputPaths {
@@ -218,11 +234,11 @@ public enum OfflineRenderer {
     static func renderPlayers(_ request: RenderRequest, presetName: String, measureOnly: Bool,
                               progress: ((RenderProgress) -> Void)?) throws(RenderError) -> RenderSummary {
         guard request.speed == 1 && request.pitchSemitones == 0 else {
-            throw .usage("--speed and --pitch change input files; a player's speed is its \"rate\" in the preset")
+            throw .request(request.speed != 1 ? .speed : .pitchSemitones, "speed and pitch change input files; a player's speed is its \"rate\" in the preset")
         }
         let specs = request.preset.playerSpecs
         if let forever = specs.first(where: { $0.spec.loops < 0 }), request.end == nil {
-            throw .usage("\(forever.path) loops forever: give --end to say how long to render")
+            throw .request(.end, "\(forever.path) loops forever: give an end to say how long to render")
         }
         let first = specs[0]
         let rate: Double
@@ -348,7 +364,7 @@ public enum OfflineRenderer {
             }
             if frames == 0 {
                 throw AudioFileError(path: request.inputPaths.first ?? presetName,
-                                     leadIn > 0 ? "the players end before --start \(request.start!)" : "contains no audio frames")
+                                     leadIn > 0 ? "the players end before the start \(request.start!)" : "contains no audio frames")
             }
             try output?.commit()
         } catch {

@@ -54,13 +54,13 @@ extension RenderRequest {
             if Int(reader.sampleRate) != rate {
                 guard let stage = ResamplingStage(upstream: part, ratio: RationalRatio(inputRate: Int(reader.sampleRate), outputRate: rate),
                                                   quality: .high, maximumFrames: ioFrames) else {
-                    throw .usage("\(reader.path): converting \(Int(reader.sampleRate)) Hz to the first file's \(rate) Hz needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients")
+                    throw .request(.sampleRate, "\(reader.path): converting \(Int(reader.sampleRate)) Hz to the first file's \(rate) Hz needs a filter table larger than \(PolyphaseFilterBank.maximumCoefficients) coefficients")
                 }
                 part = stage
             }
             if combination == .concat && reader.channelCount != widest {
                 guard reader.channelCount == 1 else {
-                    throw .usage("\(reader.path) has \(reader.channelCount) channels and another file \(widest): --concat joins files of the same channel count, or mono files with wider ones")
+                    throw .request(.combination, "\(reader.path) has \(reader.channelCount) channels and another file \(widest): concatenation joins files of the same channel count, or mono files with wider ones")
                 }
                 part = UpmixStage(upstream: part, channelCount: widest)
             }
@@ -83,10 +83,10 @@ extension RenderRequest {
         let first = start?.frame(at: rate) ?? 0
         let last = end?.frame(at: rate)
         if let last, last <= first {
-            throw .usage("--end \(end!) is not after --start \(start ?? .frames(0)): nothing to render")
+            throw .request(.end, "end \(end!) is not after start \(start ?? .frames(0)): nothing to render")
         }
         if total > 0 && first >= total {
-            throw .usage("--start \(start!) is at or past the end of the input (\(total) frames, \(String(format: "%.3f", Double(total) / rate)) s at \(Int(rate)) Hz)")
+            throw .request(.start, "start \(start!) is at or past the end of the input (\(total) frames, \(String(format: "%.3f", Double(total) / rate)) s at \(Int(rate)) Hz)")
         }
         return (first, last)
     }

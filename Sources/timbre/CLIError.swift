@@ -17,8 +17,25 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ error: RenderError) {
         switch error {
         case .preset: self = .usage(error.description)
-        case .usage(let m): self = .usage(m)
+        case .request(let parameter, let m):
+            self = .usage(parameter.map { "\(m) (\(CLIError.option(for: $0)))" } ?? m)
         case .file(let e): self = .io(e.description)
+        }
+    }
+
+    /// The `timbre render` option that sets a ``RenderRequest`` property: the library's errors
+    /// name the property, the CLI names its flag.
+    static func option(for parameter: RenderRequest.Parameter) -> String {
+        switch parameter {
+        case .combination: "--concat or --mix"
+        case .start: "--start"
+        case .end: "--end"
+        case .format: "--format"
+        case .encoding: "--encoding"
+        case .blockFrames: "--block-size"
+        case .speed: "--speed"
+        case .pitchSemitones: "--pitch"
+        case .sampleRate: "--sample-rate"
         }
     }
 }

@@ -16,9 +16,7 @@ public struct PlayerFixture {
         for (name, channels, seconds) in [("stereo.wav", 2, 3.0), ("mono.wav", 1, 2.0)] {
             let frames = Int(seconds * 48000)
             let writer = try SoundFileWriter(path: directory + "/" + name, format: .wav, encoding: .float, sampleRate: 48000, channelCount: channels, dither: false)
-            var noise = (0..<channels).map { c in Signals.noise(frames, amplitude: 0.2, seed: UInt64(31 + c)) }
-            let pointers = (0..<channels).map { c in noise[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-            try pointers.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: frames) }
+            try writer.write(PlanarBuffer(channels: (0..<channels).map { c in Signals.noise(frames, amplitude: 0.2, seed: UInt64(31 + c)) }))
             try writer.commit()
         }
         preset = """

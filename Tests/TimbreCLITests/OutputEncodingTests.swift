@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreDSP
 import TimbreFile
 import TimbreTestSupport
 
@@ -9,9 +10,7 @@ import TimbreTestSupport
     /// Writes planar float samples with libsndfile (float WAV can hold values beyond ±1).
     static func writeFloatWAV(_ path: String, _ channels: [[Float]], rate: Int = 48000) throws {
         let w = try SoundFileWriter(path: path, format: .wav, encoding: .float, sampleRate: rate, channelCount: channels.count, dither: false)
-        var copies = channels
-        var ptrs = (0..<copies.count).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        try w.write(&ptrs, frameCount: channels[0].count)
+        try w.write(PlanarBuffer(channels: channels))
         try w.commit()
     }
 
@@ -32,11 +31,10 @@ import TimbreTestSupport
         #expect(!r.stderr.contains("clipped"))
         let out = try SoundFileReader(path: d + "/out.wav")
         #expect(out.encodingName == "float")
-        var buffers = [[Float]](repeating: [Float](repeating: 0, count: 48000), count: 2)
-        var ptrs = (0..<2).map { c in buffers[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        let n = try out.read(into: &ptrs, maxFrames: 48000)
+        let buffer = PlanarBuffer(channelCount: 2, capacity: 48000)
+        let n = try out.read(into: buffer)
         #expect(n == 48000)
-        let peak = (0..<n).map { abs(ptrs[0][$0]) }.max() ?? 0
+        let peak = buffer[0].map { abs($0) }.max() ?? 0
         #expect(abs(20 * log10(Double(peak)) - 20 * log10(Double(x.map { abs($0) }.max()!))) < 0.001, "peak kept: \(peak)")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The SIMD biquad kernel against a plain scalar Double direct-form-I reference written in
 /// the test, across channel counts and block splits.
@@ -16,19 +16,17 @@ import TimbreTestSupport
     func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int], kernel: BiquadCascade.Kernel? = nil) -> [[Float]] {
         let cascade = BiquadCascade(sections: sections, channelCount: channels.count), choice = kernel
         defer { cascade.deallocate() }
-        var data = channels
+        let data = PlanarBuffer(channels: channels)
         let n = channels[0].count
         var start = 0, b = 0
         while start < n {
             let len = min(blocks[b % blocks.count], n - start)
-            var ptrs: [UnsafeMutablePointer<Float>] = []
-            for c in 0..<data.count {
-                ptrs.append(data[c].withUnsafeMutableBufferPointer { $0.baseAddress! } + start)
+            data.withChannelPointers(from: start) { ptrs in
+                if let choice { cascade.process(ptrs, frameCount: len, kernel: choice) } else { cascade.process(ptrs, frameCount: len) }
             }
-            if let choice { cascade.process(&ptrs, frameCount: len, kernel: choice) } else { cascade.process(&ptrs, frameCount: len) }
             start += len; b += 1
         }
-        return data
+        return data.channels
     }
 
     /// SIMD output equals the scalar reference within Float rounding, relative to the signal's

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Butterworth high/low-pass through the real kernel (impulse → naive DFT) against the
 /// analog Butterworth magnitude computed here from |H|² = 1/(1 + (f/fc)^2N).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Bells and shelves at every setting a user can type, against the analog prototypes written
 /// out in `Reference` (independent of the library's `AnalogBiquad`).

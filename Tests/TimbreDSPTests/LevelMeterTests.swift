@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Peak, AES17 RMS, clip count and ballistics against values computed here.
 @Suite struct LevelMeterTests {

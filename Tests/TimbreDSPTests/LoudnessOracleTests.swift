@@ -2,7 +2,7 @@ import CEbur128
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Timbre's meters beside libebur128 1.2.6 on varied, music-like material (not test tones):
 /// tones with envelopes, chords, noise bursts, silences, different in each channel. The noise
@@ -58,9 +58,7 @@ import TimbreTestSupport
             if Double(done) >= 0.4 * rate { maxM = max(maxM, m.momentaryLUFS) }
             if Double(done) >= 3 * rate { maxS = max(maxS, m.shortTermLUFS) }
         }
-        var copies = x
-        var ptrs = (0..<2).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        tp.process(&ptrs, frameCount: x[0].count)
+        PlanarBuffer(channels: x).withChannelPointers { tp.process($0, frameCount: x[0].count) }
         #expect(abs(maxM - m.maxMomentaryLUFS) < 1e-9 && abs(maxS - m.maxShortTermLUFS) < 1e-9, "the meter's own maxima are its 10 ms readings")
         defer { m.deallocate() }
         return Readings(integrated: m.integratedLUFS, range: m.loudnessRangeLU, maxMomentary: m.maxMomentaryLUFS, maxShortTerm: m.maxShortTermLUFS, truePeak: tp.peakDBTP)

@@ -2,7 +2,7 @@ import CEbur128
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// EBU Tech 3341 (cases 1–6, 9–23) and Tech 3342 (cases 1–4), synthesised from their
 /// descriptions, at 48 and 44.1 kHz, with the specification's tolerances; and libebur128
@@ -121,9 +121,7 @@ import TimbreTestSupport
     static func truePeak(_ x: [[Float]], rate: Double) -> Double {
         let m = TruePeakMeter(sampleRate: rate, channelCount: x.count)
         defer { m.deallocate() }
-        var copies = x
-        var ptrs = (0..<copies.count).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        m.process(&ptrs, frameCount: x[0].count)
+        PlanarBuffer(channels: x).withChannelPointers { m.process($0, frameCount: x[0].count) }
         return m.peakDBTP
     }
 

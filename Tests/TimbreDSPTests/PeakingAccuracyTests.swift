@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Bells through the real kernel (impulse → naive DFT) against the analog RBJ peaking
 /// prototype written out in `Reference.peakingDB`.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The real-time pitch shifter, block by block as a render runs it.
 @Suite struct PitchShifterTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import CTimbreSupport
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The resampler through its streaming code, against analytic sines: THD+N by a sine fit at
 /// the exact output frequency, alias rejection, passband flatness, alignment, block-size

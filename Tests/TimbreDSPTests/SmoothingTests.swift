@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TimbreTestSupport
+import TimbreTestSignals
 import TimbreDSP
 
 /// Gain and pan changes do not click: after a change, the largest sample-to-sample step

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The FFTW analyser against a naive DFT computed here, and its calibration on sines and noise.
 @Suite struct SpectrumAnalyzerTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The time-stretcher through its streaming code against analytic expectations.
 @Suite struct TimeStretcherTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The true-peak meter against sines whose inter-sample peak is known analytically (their amplitude).
 @Suite struct TruePeakTests {

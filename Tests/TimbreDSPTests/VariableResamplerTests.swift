@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// The variable-ratio resampler against analytic sines evaluated at the positions its documented
 /// step schedule visits.

@@ -79,22 +79,14 @@ import TimbreTestSupport
 
     /// A meter node after a gain reads what the level meter reads on the gain's output.
     @Test func meterNodeMatchesTheMeterOnTheSameAudio() throws {
-        let plan = try RenderPlan(preset: PresetDecoder.decode(Self.document(#"{"type": "gain", "gain": -6}, {"type": "meter", "id": "m"}"#)),
-                                  format: RenderFormat(sampleRate: Self.rate, inputChannelCount: 1, maxBlockFrames: 512))
         let x = Signals.noise(48000, amplitude: 0.9, seed: 21)
-        var y = [Float](repeating: 0, count: x.count)
-        x.withUnsafeBufferPointer { xi in y.withUnsafeMutableBufferPointer { yo in
-            var i = [xi.baseAddress!], o = [yo.baseAddress!]
-            plan.render(input: &i, output: &o, frameCount: x.count)
-        } }
+        let (output, plan) = try PresetRender.render(PresetDecoder.decode(Self.document(#"{"type": "gain", "gain": -6}, {"type": "meter", "id": "m"}"#)),
+                                                     input: [x], block: 512, rate: Self.rate)
         let reference = LevelMeter(sampleRate: Self.rate, channelCount: 1)
         defer { reference.deallocate() }
-        var p = [y.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        reference.process(&p, frameCount: y.count)
-        guard case .object(let nodes) = plan.meters, case .object(let m)? = nodes["m"], case .array(let channels)? = m["channels"],
-              case .object(let c)? = channels.first, case .number(let rms)? = c["rmsDBFS"], case .number(let peak)? = c["samplePeakDBFS"] else {
-            Issue.record("no meter values: \(plan.meters)"); return
-        }
+        PlanarBuffer(channels: output).withChannelPointers { reference.process($0, frameCount: x.count) }
+        guard let levels = plan.readings["m"]?.channels.first else { Issue.record("no meter reading: \(plan.readings.keys)"); return }
+        let (rms, peak) = (levels.rmsDBFS, levels.samplePeakDBFS)
         #expect(abs(rms - reference.rmsDBFS(channel: 0)) < 0.01 && abs(peak - reference.samplePeakDBFS(channel: 0)) < 0.01)
     }
 }

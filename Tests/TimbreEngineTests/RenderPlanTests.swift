@@ -18,23 +18,7 @@ import TimbreEngine
     """.utf8))
 
     static func render(_ preset: Preset, input: [[Float]], block: Int, rate: Double = 48000) throws -> [[Float]] {
-        let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: block))
-        let n = input[0].count
-        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
-        var inCopy = input
-        var start = 0
-        while start < n {
-            let len = min(block, n - start)
-            let ins: [UnsafePointer<Float>] = (0..<inCopy.count).map { c in
-                UnsafePointer(inCopy[c].withUnsafeMutableBufferPointer { $0.baseAddress! } + start)
-            }
-            let outs: [UnsafeMutablePointer<Float>] = (0..<out.count).map { c in
-                out[c].withUnsafeMutableBufferPointer { $0.baseAddress! } + start
-            }
-            plan.render(input: ins, output: outs, frameCount: len)
-            start += len
-        }
-        return out
+        try PresetRender.render(preset, input: input, block: block, rate: rate).output
     }
 
     static func noise(_ n: Int, seed: UInt64) -> [Float] { Signals.noise(n, amplitude: 0.4, seed: seed) }

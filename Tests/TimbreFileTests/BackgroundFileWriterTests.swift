@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreTestSupport
+import TimbreDSP
 import TimbreFile
 
 /// The writer thread of offline renders: same bytes as writing on the caller's thread, every
@@ -16,15 +17,14 @@ import TimbreFile
         let dir = SoundFileTests.tempDir()
         var rng = SeededRandom(seed: 21)
         let frames = 100_000
-        var channels = (0..<3).map { _ in (0..<frames).map { _ in Float.random(in: -0.9...0.9, using: &rng) } }
+        let channels = PlanarBuffer(channels: (0..<3).map { _ in (0..<frames).map { _ in Float.random(in: -0.9...0.9, using: &rng) } })
         var sizes: [Int] = [], total = 0
         while total < frames { let n = min(Int.random(in: 1...4096, using: &rng), frames - total); sizes.append(n); total += n }
 
         func writeAll(_ write: (UnsafePointer<UnsafeMutablePointer<Float>>, Int) throws -> Void) throws {
             var at = 0
             for n in sizes {
-                let ptrs = (0..<3).map { c in channels[c].withUnsafeMutableBufferPointer { $0.baseAddress! + at } }
-                try write(ptrs, n)
+                try channels.withChannelPointers(from: at) { try write($0, n) }
                 at += n
             }
         }
@@ -61,9 +61,8 @@ import TimbreFile
         try Data("precious".utf8).write(to: URL(fileURLWithPath: target))
         let writer = try SoundFileWriter(path: target, format: .wav, encoding: .float, sampleRate: 48000, channelCount: 1, dither: false)
         let threaded = BackgroundFileWriter(writer: writer, blockFrames: 512)
-        var buf = [Float](repeating: 0.25, count: 512)
-        var ptrs = [buf.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        for _ in 0..<200 { try threaded.write(&ptrs, frameCount: 512) }
+        let buffer = PlanarBuffer(channels: [[Float](repeating: 0.25, count: 512)])
+        for _ in 0..<200 { try buffer.withChannelPointers { try threaded.write($0, frameCount: 512) } }
         threaded.abort()
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.wav"])

@@ -15,24 +15,13 @@ import TimbreFile
 
     static func write(_ path: String, _ channels: [[Float]], format: SoundFileFormat, encoding: SampleEncoding, rate: Int = 48000, dither: Bool = false) throws {
         let w = try SoundFileWriter(path: path, format: format, encoding: encoding, sampleRate: rate, channelCount: channels.count, dither: dither)
-        var copy = channels
-        let ptrs = (0..<copy.count).map { c in copy[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        try w.write(ptrs, frameCount: channels[0].count)
+        try w.write(PlanarBuffer(channels: channels))
         try w.commit()
     }
 
     static func read(_ path: String) throws -> (channels: [[Float]], rate: Double) {
         let r = try SoundFileReader(path: path)
-        var out = [[Float]](repeating: [], count: r.channelCount)
-        let block = 1000
-        var buf = [[Float]](repeating: [Float](repeating: 0, count: block), count: r.channelCount)
-        while true {
-            let ptrs = (0..<buf.count).map { c in buf[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-            let n = try r.read(into: ptrs, maxFrames: block)
-            if n == 0 { break }
-            for c in 0..<out.count { out[c] += buf[c][0..<n] }
-        }
-        return (out, r.sampleRate)
+        return (try r.readAll(), r.sampleRate)
     }
 
     static func sine(_ n: Int, hz: Double = 440, amplitude: Double = 0.5, rate: Double = 48000) -> [Float] { Signals.sine(n, hz: hz, amplitude: amplitude, rate: rate) }
@@ -138,9 +127,7 @@ import TimbreFile
         let target = dir + "/out.wav"
         try Data("precious".utf8).write(to: URL(fileURLWithPath: target))
         let w = try SoundFileWriter(path: target, format: .wav, encoding: .pcm16, sampleRate: 48000, channelCount: 1, dither: false)
-        var buf = Self.sine(1000)
-        var ptrs = [buf.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        try w.write(&ptrs, frameCount: 1000)
+        try w.write(PlanarBuffer(channels: [Self.sine(1000)]))
         #expect(FileManager.default.fileExists(atPath: w.temporaryPath))
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
         w.abort()

@@ -36,15 +36,7 @@ import TimbreTestSupport
     }
 
     static func offline(_ json: String, _ input: [[Float]]) throws -> [[Float]] {
-        let plan = try RenderPlan(preset: PresetDecoder.decode(Data(json.utf8)),
-                                  format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: 4096),
-                                  registry: PluginHost.registry())
-        let n = input[0].count
-        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
-        let ins = input.map { arr in arr.withUnsafeBufferPointer { UnsafePointer(UnsafeMutablePointer(mutating: $0.baseAddress!)) } }
-        let outs = (0..<out.count).map { c in out[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        plan.render(input: ins, output: outs, frameCount: n)
-        return out
+        try PresetRender.render(PresetDecoder.decode(Data(json.utf8)), input: input, block: 4096, rate: rate, registry: PluginHost.registry()).output
     }
 
     /// Plays `signal` through `live` (ports in_k/out_k) and records the result.

@@ -20,19 +20,7 @@ import TimbreTestSupport
 
     /// Renders `input` through `preset` with a plugin-loading registry in blocks of `block`.
     static func render(_ preset: Preset, _ input: [[Float]], block: Int = 512) throws -> (output: [[Float]], plan: RenderPlan) {
-        let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: rate, inputChannelCount: input.count, maxBlockFrames: block),
-                                  registry: PluginHost.registry())
-        let n = input[0].count
-        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: plan.outputChannelCount)
-        var at = 0
-        while at < n {
-            let m = min(block, n - at)
-            let ins = input.map { arr in arr.withUnsafeBufferPointer { UnsafePointer($0.baseAddress! + at) } }
-            let outs = (0..<out.count).map { c in out[c].withUnsafeMutableBufferPointer { $0.baseAddress! + at } }
-            plan.render(input: ins, output: outs, frameCount: m)
-            at += m
-        }
-        return (out, plan)
+        try PresetRender.render(preset, input: input, block: block, rate: rate, registry: PluginHost.registry())
     }
 
     /// Renders `blocks` blocks of 256 frames of a constant 0.5 through `engine` (mono), with
@@ -106,18 +94,15 @@ import TimbreTestSupport
         var x = [Float](repeating: 0, count: 48000)
         x[12345] = 0.1; x[30000] = -0.1
         let writer = try SoundFileWriter(path: dir + "/in.wav", format: .wav, encoding: .float, sampleRate: 48000, channelCount: 2, dither: false)
-        var l = x, r = x
-        var ptrs = [l.withUnsafeMutableBufferPointer { $0.baseAddress! }, r.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        try writer.write(&ptrs, frameCount: x.count)
+        try writer.write(PlanarBuffer(channels: [x, x]))
         try writer.commit()
         var request = RenderRequest(inputPath: dir + "/in.wav", outputPath: dir + "/out.wav", preset: try Self.preset(node), encoding: .float)
         request.pluginLoader = PluginHost.loader
         let summary = try OfflineRenderer.render(request)
         let (_, plan) = try Self.render(Self.preset(node), [x, x])
         let reader = try SoundFileReader(path: dir + "/out.wav")
-        var out = [[Float]](repeating: [Float](repeating: 0, count: 48000), count: 2)
-        let outPtrs = (0..<2).map { c in out[c].withUnsafeMutableBufferPointer { $0.baseAddress! } }
-        let n = try reader.read(into: outPtrs, maxFrames: 48000)
+        let out = try reader.readAll()
+        let n = out[0].count
         let loud = out[0].indices.filter { abs(out[0][$0]) > 0.01 }
         print("latency \(plan.latencyFrames) frames (\(node.contains("dpl") ? "x42 dpl" : "swh limiter")): output clicks at \(loud), length \(n)")
         #expect(plan.latencyFrames > 0, "the plugin reports a latency")
@@ -234,8 +219,7 @@ import TimbreTestSupport
         let input = dir + "/in.wav"
         let writer = try SoundFileWriter(path: input, format: .wav, encoding: .pcm16, sampleRate: 48000, channelCount: 1, dither: false)
         var x = Signals.sine(4800, hz: 440, amplitude: 0.5, rate: Self.rate)
-        var ptrs = [x.withUnsafeMutableBufferPointer { $0.baseAddress! }]
-        try writer.write(&ptrs, frameCount: x.count)
+        try writer.write(PlanarBuffer(channels: [x]))
         try writer.commit()
         for (node, wanted) in [(#"{"type": "plugin", "uri": "http://example.org/missing"}"#, "chain[0].uri: no LV2 plugin \"http://example.org/missing\" is installed"),
                                (#"{"type": "plugin", "uri": "\#(Self.egAmp)", "controls": {"gian": -3}}"#, "chain[0].controls.gian: Simple Amplifier (http://lv2plug.in/plugins/eg-amp) has no control port \"gian\" (its controls: gain)")] {

@@ -83,6 +83,12 @@ public struct VariableResampler {
         stepState[0] = 0; stepState[1] = step; stepState[2] = step; stepState[3] = 0
     }
 
+    /// Sets NaN and infinity in the input history to zero (after non-finite input); real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func clearNonFinite() { NonFiniteScan.zero(history, count: channelCount * capacity) }
+
     /// The step now (it may be moving toward a new target).
     public var step: Double { stepState[1] }
 

@@ -35,6 +35,12 @@ public struct OnsetDetector {
         counters.update(repeating: 0, count: 2)
     }
 
+    /// Sets NaN and infinity in the energy history to zero; true if there was one. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func clearNonFinite() -> Bool { NonFiniteScan.zero(state, count: 2 + Self.history) }
+
     /// Feeds `count` frames of a mono mix.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

@@ -82,6 +82,13 @@ public struct PitchShifter {
             }
         }
 
+        /// Clears NaN and infinity from the shifter's memory (after non-finite input, which would
+        /// otherwise stay in its overlap-add and resampler history for good). Real-time safe.
+        #if TIMBRE_REALTIME_CHECKS
+        @_noLocks
+        #endif
+        public func clearNonFinite() { storage._withUnsafeGuaranteedRef { $0.clearNonFinite() } }
+
         /// Stretched frames that were not ready in time (see ``PitchShifter/underruns``).
         public var underruns: Int { storage._withUnsafeGuaranteedRef { $0.underruns } }
     }
@@ -140,6 +147,15 @@ public struct PitchShifter {
             for c in 0..<channels { fifo[c].deallocate() }
             fifo.deallocate()
             fifoPointers.deallocate(); fifoConst.deallocate(); subOutput.deallocate()
+        }
+
+        #if TIMBRE_REALTIME_CHECKS
+        @_noLocks
+        #endif
+        func clearNonFinite() {
+            for c in 0..<channels { NonFiniteScan.zero(fifo[c], count: fifoCapacity) }
+            stretch._withUnsafeGuaranteedRef { $0.clearNonFinite() }
+            resampler.clearNonFinite()
         }
 
         #if TIMBRE_REALTIME_CHECKS

@@ -217,6 +217,27 @@ public struct TimeStretcher {
             return p
         }
 
+        /// Sets NaN and infinity in the input, the output accumulator and the spectral memory
+        /// to zero, and starts the phases afresh; real-time safe.
+        #if TIMBRE_REALTIME_CHECKS
+        @_noLocks
+        #endif
+        func clearNonFinite() {
+            var found = false
+            for c in 0..<channels {
+                found = NonFiniteScan.zero(input[c], count: inCapacity) || found
+                found = NonFiniteScan.zero(output[c], count: outCapacity) || found
+                found = NonFiniteScan.zero(spectra[c], count: 2 * bins) || found
+            }
+            found = NonFiniteScan.zero(reference, count: 2 * bins) || found
+            found = NonFiniteScan.zero(previousReference, count: 2 * bins) || found
+            found = NonFiniteScan.zero(previousSynthesis, count: 2 * bins) || found
+            found = NonFiniteScan.zero(power, count: bins) || found
+            found = NonFiniteScan.zero(frame, count: n) || found
+            found = onsets.clearNonFinite() || found
+            if found { hasPrevious = false }
+        }
+
         func deallocate() {
             FFTWPlanner.destroy(forward); FFTWPlanner.destroy(inverse)
             window.deallocate()

@@ -19,6 +19,29 @@ public enum NonFiniteScan {
         return acc & 0x8000_0000 != 0
     }
 
+    /// Sets every NaN or infinite value among the first `count` of `values` to zero; true if
+    /// there was one. For clearing a kernel's memory after non-finite input (real-time safe).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public static func zero(_ values: UnsafeMutablePointer<Float>, count: Int) -> Bool {
+        guard contains(values, count: count) else { return false }
+        for i in 0..<count where !values[i].isFinite { values[i] = 0 }
+        return true
+    }
+
+    /// ``zero(_:count:)`` for `Double` memory.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public static func zero(_ values: UnsafeMutablePointer<Double>, count: Int) -> Bool {
+        var found = false
+        for i in 0..<count where !values[i].isFinite { values[i] = 0; found = true }
+        return found
+    }
+
     /// The index of the first NaN or infinite sample, or nil (for error messages; not real-time critical).
     public static func firstIndex(_ samples: UnsafePointer<Float>, count: Int) -> Int? {
         guard contains(samples, count: count) else { return nil }

@@ -4,7 +4,7 @@ import TimbreDSP
 /// its keys are decoded, validated and encoded, how it is lowered into render kernels (with its
 /// latency and the state it shares across plans), its one-line summary and its frequency
 /// response. Each kind is one file in `Nodes/` plus one line in ``NodeCatalog/definitions``.
-package protocol NodeDefinition {
+package protocol NodeDefinition: Sendable {
     associatedtype Parameters: NodeParameters
     /// The JSON `type` values this kind decodes (`"highpass"`, `"peak"`, … for filters).
     static var typeNames: [String] { get }

@@ -82,6 +82,6 @@ package enum PluginNode: NodeDefinition {
 extension PluginKernel: RenderKernel {
     package static let operations = KernelOperations(process: { k, b in
         PluginKernel.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount, stamp: b.block.pointee.stamp)
-    })
+    }, clearNonFinite: { k in PluginKernel.at(k).pointee.clearNonFinite() })
     package func release() { deallocate() }
 }

@@ -17,6 +17,15 @@ package struct PitchKernel {
 
     func deallocate() { replay.deallocate() }
 
+    /// Clears NaN and infinity from the shifter's memory and the kept block. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func clearNonFinite() {
+        handle.clearNonFinite()
+        NonFiniteScan.zero(replay.lastOutput, count: replay.channelCount * replay.maxBlockFrames)
+    }
+
     /// Shifts `frameCount` frames of the node's channels in place toward `semitones` — or, if
     /// this block (`stamp`) was already shifted by another plan, writes that result.
     #if TIMBRE_REALTIME_CHECKS

@@ -1,8 +1,10 @@
+import TimbreDSP
+
 /// The loaded instances of one `plugin` node, owned by the control side and shared by every
 /// plan that continues the node (same key, plugin, preset, channel count, rate and block size),
 /// so a plan swap keeps the instance and its internal state (delay lines, envelopes) — as
-/// built-in filters keep theirs. Made by the host (``SharedNodeStates/makePlugin``: TimbrePlugins
-/// for LV2 and LADSPA); TimbreEngine sees only the C runner it drives per block.
+/// built-in filters keep theirs. Made by the host's ``PluginLoader`` (``HostServices/plugins``:
+/// TimbrePlugins for LV2 and LADSPA); TimbreEngine sees only the C runner it drives per block.
 /// Freed (instances deactivated and freed) when the last plan holding it is, on the control thread.
 public final class PluginState {
     /// One control input port.
@@ -127,6 +129,14 @@ package struct PluginKernel {
     }
 
     func deallocate() { controls.deallocate() }
+
+    /// Clears NaN and infinity from the kept block. A plugin's own memory is out of reach (LV2 and
+    /// LADSPA have no real-time reset): one that keeps producing them stays silenced by the plan
+    /// until it is reloaded.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func clearNonFinite() { NonFiniteScan.zero(replay.lastOutput, count: replay.channelCount * replay.maxBlockFrames) }
 
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

@@ -1,6 +1,6 @@
 import Foundation
 import TimbreDSP
-import TimbreTestSupport
+import TimbreTestSignals
 
 /// Test-side references, written independently of the library's design code.
 enum Reference {

@@ -1,8 +1,8 @@
 /// Planar audio a caller owns: `channelCount` channels of up to `capacity` frames, each
 /// channel contiguous, allocated once in `init` and freed with the buffer. What
-/// ``RenderPlan/render(_:into:)`` reads and writes, so rendering a buffer needs no pointer
+/// `RenderPlan.render(_:into:)` (TimbreEngine) reads and writes, so rendering a buffer needs no pointer
 /// juggling. (A real-time callback renders from the host's own pointers instead:
-/// ``RealtimeRenderer/render(input:output:frameCount:)``.)
+/// `RealtimeRenderer.render(input:output:frameCount:)`.)
 ///
 /// ```swift
 /// let input = PlanarBuffer(channels: [leftSamples, rightSamples])
@@ -14,13 +14,13 @@ public final class PlanarBuffer {
     public let channelCount: Int
     /// The most frames the buffer holds.
     public let capacity: Int
-    /// Frames in use (set by ``RenderPlan/render(_:into:)`` on its output).
+    /// Frames in use (set by `RenderPlan.render(_:into:)` (TimbreEngine) on its output).
     public var frameCount: Int {
         didSet { precondition(frameCount >= 0 && frameCount <= capacity, "frameCount \(frameCount) outside 0…\(capacity)") }
     }
     private let storage: UnsafeMutablePointer<Float>
     /// One pointer per channel (what the render entry points take).
-    let pointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    package let pointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     /// A silent buffer of `capacity` frames, all in use.
     public init(channelCount: Int, capacity: Int) {
@@ -50,21 +50,26 @@ public final class PlanarBuffer {
 
     /// A copy of channel `c`'s frames in use.
     public func samples(channel c: Int) -> [Float] { Array(self[c]) }
-}
 
-extension RenderPlan {
-    /// Renders all of `input`'s frames into `output` (its ``PlanarBuffer/frameCount`` becomes
-    /// the input's). `input` has ``RenderFormat/inputChannelCount`` channels, `output` at least
-    /// ``outputChannelCount`` and room for the frames. Returns the number of blocks output as
-    /// silence because NaN or infinity reached the output.
-    @discardableResult
-    public func render(_ input: PlanarBuffer, into output: PlanarBuffer) -> Int {
-        precondition(input.channelCount == format.inputChannelCount, "the plan takes \(format.inputChannelCount) input channels, the buffer has \(input.channelCount)")
-        precondition(output.channelCount >= outputChannelCount && output.capacity >= input.frameCount,
-                     "the output needs \(outputChannelCount) channels of \(input.frameCount) frames")
-        output.frameCount = input.frameCount
-        return input.pointers.withMemoryRebound(to: UnsafePointer<Float>.self, capacity: input.channelCount) { ins in
-            render(input: ins, output: output.pointers, frameCount: input.frameCount)
+    /// Every channel's frames in use, copied out.
+    public var channels: [[Float]] { (0..<channelCount).map { samples(channel: $0) } }
+
+    /// Calls `body` with one pointer per channel, starting at frame `offset`: the form the
+    /// kernels' and the plan's pointer entry points take. The pointers are valid in `body` only.
+    public func withChannelPointers<R, E: Error>(from offset: Int = 0,
+                                                 _ body: (UnsafePointer<UnsafeMutablePointer<Float>>) throws(E) -> R) throws(E) -> R {
+        precondition(offset >= 0 && offset <= capacity, "offset \(offset) outside 0…\(capacity)")
+        let shifted = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+        defer { shifted.deallocate() }
+        for c in 0..<channelCount { shifted[c] = pointers[c] + offset }
+        return try body(shifted)
+    }
+
+    /// ``withChannelPointers(from:_:)`` with read-only pointers (an input).
+    public func withInputPointers<R, E: Error>(from offset: Int = 0,
+                                               _ body: (UnsafePointer<UnsafePointer<Float>>) throws(E) -> R) throws(E) -> R {
+        try withChannelPointers(from: offset) { (p) throws(E) -> R in
+            try p.withMemoryRebound(to: UnsafePointer<Float>.self, capacity: channelCount) { (q) throws(E) -> R in try body(q) }
         }
     }
 }

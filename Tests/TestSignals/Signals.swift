@@ -1,4 +1,5 @@
 import Foundation
+import TimbreDSP
 
 /// Deterministic test signals, written here once for every suite.
 public enum Signals {
@@ -33,16 +34,15 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
 extension Signals {
     /// Feeds planar `channels` to `body` in blocks of `size` frames (the last one shorter):
-    /// `body(pointers, frameCount, framesDoneAfterThisBlock)`.
+    /// `body(pointers, frameCount, framesDoneAfterThisBlock)`. The pointers are valid in `body` only.
     public static func forEachBlock(_ channels: [[Float]], size: Int,
                                     _ body: (UnsafePointer<UnsafeMutablePointer<Float>>, Int, Int) -> Void) {
-        var copies = channels
-        let n = channels.first?.count ?? 0
+        guard let n = channels.first?.count, n > 0 else { return }
+        let buffer = PlanarBuffer(channels: channels)
         var start = 0
         while start < n {
             let k = min(size, n - start)
-            let pointers = (0..<copies.count).map { c in copies[c].withUnsafeMutableBufferPointer { $0.baseAddress! + start } }
-            pointers.withUnsafeBufferPointer { body($0.baseAddress!, k, start + k) }
+            buffer.withChannelPointers(from: start) { body($0, k, start + k) }
             start += k
         }
     }
