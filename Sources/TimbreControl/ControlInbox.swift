@@ -5,30 +5,30 @@ import Foundation
 /// Bounded: beyond ``capacity`` waiting items new ones are dropped and counted, so a flood
 /// of datagrams cannot grow memory without limit. The lock is held only to append or swap
 /// the array; the audio thread never touches this.
-public final class ControlInbox: @unchecked Sendable {
-    public enum Item: Sendable {
+package final class ControlInbox: @unchecked Sendable {
+    package enum Item: Sendable {
         case line(String)
         /// An OSC datagram and where it came from (for replies).
         case packet(Data, from: OSCPeer? = nil)
     }
 
     /// The address of an OSC client, to answer `/timbre/status` and `/timbre/meters`.
-    public struct OSCPeer: Sendable {
+    package struct OSCPeer: Sendable {
         let address: sockaddr_in
     }
 
     private var socketFD: Int32 = -1
 
-    public let capacity: Int
+    package let capacity: Int
     private var items: [Item] = []
     private var dropped = 0
     private let lock = NSLock()
 
-    public init(capacity: Int = 4096) { self.capacity = capacity }
+    package init(capacity: Int = 4096) { self.capacity = capacity }
 
     /// Queues an item; returns false (and counts it) when the inbox is full.
     @discardableResult
-    public func push(_ item: Item) -> Bool {
+    package func push(_ item: Item) -> Bool {
         lock.lock(); defer { lock.unlock() }
         guard items.count < capacity else { dropped += 1; return false }
         items.append(item)
@@ -36,7 +36,7 @@ public final class ControlInbox: @unchecked Sendable {
     }
 
     /// Everything waiting, and how many items were dropped since the last drain.
-    public func drain() -> (items: [Item], dropped: Int) {
+    package func drain() -> (items: [Item], dropped: Int) {
         lock.lock(); defer { lock.unlock() }
         let out = (items, dropped)
         items = []; dropped = 0
@@ -45,7 +45,7 @@ public final class ControlInbox: @unchecked Sendable {
 
     /// Reads stdin line by line on a thread of its own. Lines longer than
     /// ``ControlCommand/maxLineBytes`` are queued truncated (the parser refuses them).
-    public func readStandardInput() {
+    package func readStandardInput() {
         let t = Thread { [self] in
             while let line = readLine(strippingNewline: true) {
                 // Keep the queue small: a 1 MB line is refused by length, its text not kept.
@@ -56,7 +56,7 @@ public final class ControlInbox: @unchecked Sendable {
     }
 
     /// Sends `message` to `peer` from the listening socket (best effort: UDP).
-    public func reply(_ message: OSCMessage, to peer: OSCPeer) {
+    package func reply(_ message: OSCMessage, to peer: OSCPeer) {
         guard socketFD >= 0 else { return }
         let bytes = [UInt8](message.encoded())
         var address = peer.address
@@ -67,7 +67,7 @@ public final class ControlInbox: @unchecked Sendable {
 
     /// Binds a UDP socket on 127.0.0.1:`port` and queues every datagram received (parsed on
     /// the control thread).
-    public func listenOSC(port: UInt16) throws(ControlError) {
+    package func listenOSC(port: UInt16) throws(ControlError) {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw ControlError("cannot create a UDP socket") }
         var addr = sockaddr_in()

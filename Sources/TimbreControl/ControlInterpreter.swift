@@ -31,7 +31,7 @@ public final class ControlInterpreter {
 
     /// Parses and applies one inbox item. A datagram may be a bundle: its messages are
     /// applied in order and each gets its own result.
-    public func handle(_ item: ControlInbox.Item) -> [Result<Reply, ControlError>] {
+    package func handle(_ item: ControlInbox.Item) -> [Result<Reply, ControlError>] {
         switch item {
         case .line(let line):
             do throws(ControlError) {

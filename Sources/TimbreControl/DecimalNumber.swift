@@ -5,8 +5,8 @@
 /// which Swift's `Double(_:)` would read as 8), empty text, and values that overflow to
 /// infinity (`1e999`). `-0` reads as 0. Whether the value is in range is the preset
 /// decoder's business (one table, ``ParameterRanges``), not this parser's.
-public enum DecimalNumber {
-    public static func parse(_ text: some StringProtocol) throws(ControlError) -> Double {
+package enum DecimalNumber {
+    package static func parse(_ text: some StringProtocol) throws(ControlError) -> Double {
         let s = Substring(text)
         guard !s.isEmpty else { throw ControlError("expected a number, got nothing") }
         guard s.utf8.count <= 64, isDecimalSyntax(s.utf8) else {

@@ -6,14 +6,14 @@ import Foundation
 /// strings must carry their NUL terminator and padding and be valid UTF-8, blob sizes must
 /// fit, bundle elements must be positive multiples of 4 that fit, and bundles nest at most
 /// ``maxBundleDepth`` deep. Anything else is one ``ControlError`` naming the byte offset.
-public enum OSCPacket: Equatable, Sendable {
+package enum OSCPacket: Equatable, Sendable {
     case message(OSCMessage)
     case bundle(timeTag: UInt64, elements: [OSCPacket])
 
-    public static let maxBundleDepth = 8
+    package static let maxBundleDepth = 8
     static let bundleTag: [UInt8] = Array("#bundle".utf8) + [0]
 
-    public static func parse(_ data: Data) throws(ControlError) -> OSCPacket {
+    package static func parse(_ data: Data) throws(ControlError) -> OSCPacket {
         let bytes = [UInt8](data)
         return try bytes.withUnsafeBufferPointer { (buffer) throws(ControlError) -> OSCPacket in
             var reader = OSCReader(bytes: buffer, start: 0, end: buffer.count)
@@ -69,7 +69,7 @@ public enum OSCPacket: Equatable, Sendable {
     }
 
     /// Every message of the packet in order (a bundle's elements depth-first).
-    public var messages: [OSCMessage] {
+    package var messages: [OSCMessage] {
         switch self {
         case .message(let m): [m]
         case .bundle(_, let elements): elements.flatMap(\.messages)

@@ -5,18 +5,18 @@ import TimbreDSP
 /// the caller decodes with the same strict decoder as files (so a live edit fails exactly
 /// like a file would) and publishes. The editor resolves node ids and knows which parameters
 /// are switches (``ParameterRanges/switchParameters``); ranges stay the decoder's.
-public struct PresetDocumentEditor: Sendable {
-    public let document: JSONValue
-    public let preset: Preset
+package struct PresetDocumentEditor: Sendable {
+    package let document: JSONValue
+    package let preset: Preset
 
-    public init(document: JSONValue, preset: Preset) { self.document = document; self.preset = preset }
+    package init(document: JSONValue, preset: Preset) { self.document = document; self.preset = preset }
 
     /// `address` is `<id>.<param>` for any object with an `id` (a chain node, a graph channel
     /// or group) or `chain[i].<param>`, e.g. `presence.gain`, `eq.bands[3].frequency`,
     /// `vocals.volume`, `drums.mute`; on a player channel `backing.rate` and `backing.loops`
     /// mean its `player.rate` and `player.loops`; on a `plugin` node `amp.gain` means its
     /// `controls.gain` (the port symbol). Switches (`mute`, `solo`, `bypass`) take 0 or 1.
-    public func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
+    package func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
         guard value.isFinite else { throw ControlError("\(address): \(value) is not a finite number") }
         let (target, rest) = try resolve(address)
         guard var relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
@@ -55,7 +55,7 @@ public struct PresetDocumentEditor: Sendable {
     }
 
     /// Bypasses (or restores) a chain node by id.
-    public func bypassing(_ node: String, _ on: Bool) throws(ControlError) -> JSONValue {
+    package func bypassing(_ node: String, _ on: Bool) throws(ControlError) -> JSONValue {
         let (target, rest) = try resolve(node + ".bypass")
         guard rest == "bypass" else { throw ControlError("\(ControlError.quote(node)) is not a node id") }
         guard case .string? = document.value(at: (target + [.key("type")])[...]) else {
@@ -68,7 +68,7 @@ public struct PresetDocumentEditor: Sendable {
     }
 
     /// Inserts a node (its JSON object) at `position` in the top-level chain.
-    public func inserting(_ node: JSONValue, at position: Int) throws(ControlError) -> JSONValue {
+    package func inserting(_ node: JSONValue, at position: Int) throws(ControlError) -> JSONValue {
         guard case .object(var top) = document, case .array(var chain)? = top["chain"] else {
             throw ControlError("insert works on a chain preset; this one is a graph (edit the file and load it)")
         }
@@ -79,7 +79,7 @@ public struct PresetDocumentEditor: Sendable {
     }
 
     /// Removes the chain node with this id (from whichever chain holds it).
-    public func removing(_ node: String) throws(ControlError) -> JSONValue {
+    package func removing(_ node: String) throws(ControlError) -> JSONValue {
         let (target, rest) = try resolve(node + ".x")
         guard rest == "x" else { throw ControlError("\(ControlError.quote(node)) is not a node id") }
         guard case .string? = document.value(at: (target + [.key("type")])[...]),

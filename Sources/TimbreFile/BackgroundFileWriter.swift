@@ -12,11 +12,11 @@ import Foundation
 /// only when every slot is full. A write error on the thread is thrown by the next `write` or by
 /// ``commit()``, and ``abort()`` deletes the temporary file as the writer's own does.
 /// Not for the real-time path (it blocks on semaphores): offline rendering only.
-public final class BackgroundFileWriter: @unchecked Sendable {
+package final class BackgroundFileWriter: @unchecked Sendable {
     /// The writer the thread feeds (its `clippedSamples` are final after ``commit()``).
-    public let writer: SoundFileWriter
+    package let writer: SoundFileWriter
     /// Called on the thread with each gathered run of frames, in order, before it is written.
-    public typealias Analysis = (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frameCount: Int) -> Void
+    package typealias Analysis = (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frameCount: Int) -> Void
     private let analyse: Analysis?
     private let channelCount: Int
     private let slotFrames: Int
@@ -39,7 +39,7 @@ public final class BackgroundFileWriter: @unchecked Sendable {
     /// Starts the thread. `blockFrames` is the largest block `write` will be given; `depth`
     /// slots are kept (memory: depth × channels × max(blockFrames, 16,384) floats). What
     /// `analyse` accumulates is complete once ``commit()`` or ``abort()`` returns.
-    public init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
+    package init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
         self.writer = writer
         self.analyse = analyse
         channelCount = writer.channelCount
@@ -90,7 +90,7 @@ public final class BackgroundFileWriter: @unchecked Sendable {
     }
 
     /// Queues `frameCount` (≤ `blockFrames`) planar frames; throws an earlier write's error.
-    public func write(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) throws(AudioFileError) {
+    package func write(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) throws(AudioFileError) {
         precondition(frameCount <= slotFrames && !ended, "BackgroundFileWriter: block larger than given at init, or written after the end")
         if let failure = pendingFailure() { throw failure }
         if gathered + frameCount > slotFrames { handOver(count: gathered) }
@@ -119,14 +119,14 @@ public final class BackgroundFileWriter: @unchecked Sendable {
     }
 
     /// Writes what is queued, then closes and renames the file (``SoundFileWriter/commit()``).
-    public func commit() throws(AudioFileError) {
+    package func commit() throws(AudioFileError) {
         finish()
         if let failure = pendingFailure() { writer.abort(); throw failure }
         try writer.commit()
     }
 
     /// Stops the thread and deletes the temporary file; the target is untouched.
-    public func abort() {
+    package func abort() {
         finish()
         writer.abort()
     }

@@ -1,19 +1,19 @@
 /// Several sources one after another (`render --concat`): A's frames, then B's, sample-exact.
 /// All have the same channel count and rate (the renderer converts and matches them first).
-public final class ConcatenatedSource: TimelineSource {
-    public let parts: [FrameSource]
-    public let channelCount: Int
-    public var expectedFrames: Int64 { parts.reduce(0) { $0 + $1.expectedFrames } }
-    public private(set) var framesRead: Int64 = 0
-    public private(set) var ended = false
+package final class ConcatenatedSource: TimelineSource {
+    package let parts: [FrameSource]
+    package let channelCount: Int
+    package var expectedFrames: Int64 { parts.reduce(0) { $0 + $1.expectedFrames } }
+    package private(set) var framesRead: Int64 = 0
+    package private(set) var ended = false
     private var current = 0
 
-    public init(_ parts: [FrameSource]) {
+    package init(_ parts: [FrameSource]) {
         precondition(!parts.isEmpty && parts.allSatisfy { $0.channelCount == parts[0].channelCount })
         self.parts = parts; channelCount = parts[0].channelCount
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         while current < parts.count {
             let n = try parts[current].read(into: channels, maxFrames: maxFrames)
             if n > 0 { framesRead += Int64(n); return n }
@@ -26,17 +26,17 @@ public final class ConcatenatedSource: TimelineSource {
 
 /// Several sources side by side (`render --mix`): their channels in order as one source's
 /// channels, each padded with silence after it ends, until the longest ends.
-public final class SideBySideSource: TimelineSource {
-    public let parts: [FrameSource]
-    public let channelCount: Int
-    public var expectedFrames: Int64 { parts.map(\.expectedFrames).max() ?? 0 }
-    public private(set) var framesRead: Int64 = 0
-    public private(set) var ended = false
+package final class SideBySideSource: TimelineSource {
+    package let parts: [FrameSource]
+    package let channelCount: Int
+    package var expectedFrames: Int64 { parts.map(\.expectedFrames).max() ?? 0 }
+    package private(set) var framesRead: Int64 = 0
+    package private(set) var ended = false
     private var partEnded: [Bool]
     private let views: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
-    public init(_ parts: [FrameSource]) {
+    package init(_ parts: [FrameSource]) {
         self.parts = parts
         channelCount = parts.reduce(0) { $0 + $1.channelCount }
         partEnded = parts.map { _ in false }
@@ -45,7 +45,7 @@ public final class SideBySideSource: TimelineSource {
     }
     deinit { views.deallocate(); scratch.deallocate() }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         var longest = 0
         var first = 0
         var got: [Int] = []
@@ -76,17 +76,17 @@ public final class SideBySideSource: TimelineSource {
 
 /// A mono source on `channelCount` channels (the same samples on each), so files of different
 /// channel counts can be concatenated.
-public final class UpmixStage: FrameSource {
-    public let upstream: FrameSource
-    public let channelCount: Int
-    public var expectedFrames: Int64 { upstream.expectedFrames }
+package final class UpmixStage: FrameSource {
+    package let upstream: FrameSource
+    package let channelCount: Int
+    package var expectedFrames: Int64 { upstream.expectedFrames }
 
-    public init(upstream: FrameSource, channelCount: Int) {
+    package init(upstream: FrameSource, channelCount: Int) {
         precondition(upstream.channelCount == 1)
         self.upstream = upstream; self.channelCount = channelCount
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         let n = try upstream.read(into: channels, maxFrames: maxFrames)
         for c in 1..<channelCount { channels[c].update(from: channels[0], count: n) }
         return n

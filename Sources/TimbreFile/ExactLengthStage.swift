@@ -5,18 +5,18 @@ import TimbreDSP
 /// Stretching and resampling each round their own lengths, so a chain of them can be a frame
 /// long or short; this stage cuts the excess or pads silence once the timeline's length is
 /// known (it is read ahead of the output, so it is known before the end is reached).
-public final class ExactLengthStage: FrameSource {
-    public let upstream: FrameSource
-    public let timeline: TimelineSource
-    public let framesPerTimelineFrame: Double
-    public var channelCount: Int { upstream.channelCount }
+package final class ExactLengthStage: FrameSource {
+    package let upstream: FrameSource
+    package let timeline: TimelineSource
+    package let framesPerTimelineFrame: Double
+    package var channelCount: Int { upstream.channelCount }
     /// When set, the length is ⌈N·L/M⌉ for N timeline frames (a pure rate conversion).
-    public let exactRatio: RationalRatio?
-    public var expectedFrames: Int64 { length(timeline.expectedFrames) }
+    package let exactRatio: RationalRatio?
+    package var expectedFrames: Int64 { length(timeline.expectedFrames) }
     private var produced: Int64 = 0
     private var upstreamEnded = false
 
-    public init(upstream: FrameSource, timeline: TimelineSource, framesPerTimelineFrame: Double, exactRatio: RationalRatio? = nil) {
+    package init(upstream: FrameSource, timeline: TimelineSource, framesPerTimelineFrame: Double, exactRatio: RationalRatio? = nil) {
         self.upstream = upstream; self.timeline = timeline; self.framesPerTimelineFrame = framesPerTimelineFrame
         self.exactRatio = exactRatio
     }
@@ -27,7 +27,7 @@ public final class ExactLengthStage: FrameSource {
         return Int64((Double(n) * framesPerTimelineFrame).rounded())
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         var limit = maxFrames
         if timeline.ended {
             limit = Int(max(0, min(Int64(maxFrames), length(timeline.framesRead) - produced)))

@@ -3,26 +3,26 @@ import TimbreDSP
 
 /// A sound file as a ``FrameSource``: libsndfile's frames, each block checked for NaN and
 /// infinity (an error naming the frame, channel and time).
-public final class FileFrameSource: TimelineSource {
-    public let reader: SoundFileReader
-    public var channelCount: Int { reader.channelCount }
-    public var expectedFrames: Int64 { reader.frameCount }
+package final class FileFrameSource: TimelineSource {
+    package let reader: SoundFileReader
+    package var channelCount: Int { reader.channelCount }
+    package var expectedFrames: Int64 { reader.frameCount }
     /// Frames read so far (the file's length once ``ended``).
-    public private(set) var framesRead: Int64 = 0
+    package private(set) var framesRead: Int64 = 0
     /// True once a read returned 0.
-    public private(set) var ended = false
+    package private(set) var ended = false
 
-    public init(reader: SoundFileReader) { self.reader = reader }
+    package init(reader: SoundFileReader) { self.reader = reader }
 
     /// Starts reading at file frame `frame` (frames before it are not delivered or counted).
-    public func skip(to frame: Int64) throws(AudioFileError) {
+    package func skip(to frame: Int64) throws(AudioFileError) {
         try reader.seek(to: frame)
         skipped = frame
     }
     /// Frames skipped by ``skip(to:)`` (for error messages: file positions).
     private var skipped: Int64 = 0
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         let n = try reader.read(into: channels, maxFrames: maxFrames)
         if n == 0 && maxFrames > 0 { ended = true }
         for c in 0..<channelCount {

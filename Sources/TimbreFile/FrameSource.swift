@@ -1,6 +1,6 @@
 /// A pull source of planar Float blocks: a file, or a processing stage over another source.
 /// The offline renderer pulls blocks from the end of a chain of these.
-public protocol FrameSource: AnyObject {
+package protocol FrameSource: AnyObject {
     var channelCount: Int { get }
     /// Output frames the source expects to deliver in all (0 if unknown), for progress.
     var expectedFrames: Int64 { get }
@@ -12,7 +12,7 @@ public protocol FrameSource: AnyObject {
 /// The source whose frames define the render's timeline (a file, a trimmed file, files
 /// concatenated or mixed): the stages after it (stretch, resampling) are held to an exact
 /// length computed from how many frames it delivered (``ExactLengthStage``).
-public protocol TimelineSource: FrameSource {
+package protocol TimelineSource: FrameSource {
     /// Frames delivered so far (the whole length once ``ended``).
     var framesRead: Int64 { get }
     /// True once a read returned 0.

@@ -6,10 +6,10 @@ import TimbreEngine
 /// (time-stretch or varispeed) and converts to the graph's rate with the high-quality
 /// resampler, and keeps the ``PlayerState``'s ring filled. Offline the renderer calls
 /// ``fill()`` before every block; live a prefetch thread does.
-public final class PlayerFeeder: PlayerStreamControl {
+package final class PlayerFeeder: PlayerStreamControl {
     /// The state this feeder fills (it holds the feeder; this reference does not hold it).
-    public unowned let state: PlayerState
-    public let region: RegionLoopSource
+    package unowned let state: PlayerState
+    package let region: RegionLoopSource
     /// The rate change and conversion after the region (rebuilt fresh at a seek: they hold state).
     let makeStream: (FrameSource, PlayerSpec) throws(AudioFileError) -> FrameSource
     /// The settings the stream is built with (the file side's copy).
@@ -17,7 +17,7 @@ public final class PlayerFeeder: PlayerStreamControl {
     var stream: FrameSource
     let staging: PlanarStaging
     static let chunkFrames = 4096
-    public private(set) var ended = false
+    package private(set) var ended = false
     private let lock = NSLock()
     private var pendingSeek: Double?
     private var pendingSpec: PlayerSpec?
@@ -31,13 +31,13 @@ public final class PlayerFeeder: PlayerStreamControl {
     }
 
     /// Asks for a seek to `fileSeconds` (clamped to the region); carried out by the next ``fill()``.
-    public func requestSeek(fileSeconds: Double) {
+    package func requestSeek(fileSeconds: Double) {
         lock.lock(); pendingSeek = fileSeconds; lock.unlock()
     }
 
     /// Asks for new `rate`, `rateMode` or `loops` from `fileSeconds` on (a live `set`): the
     /// stream is rebuilt there, as at a seek.
-    public func requestChange(to newSpec: PlayerSpec, fileSeconds: Double) {
+    package func requestChange(to newSpec: PlayerSpec, fileSeconds: Double) {
         lock.lock(); pendingSpec = newSpec; pendingSeek = fileSeconds; lock.unlock()
     }
 
@@ -48,7 +48,7 @@ public final class PlayerFeeder: PlayerStreamControl {
     /// prefetch thread serves every player in turn and notices when it should stop);
     /// `chunkDelay`: a test hook, a pause before every chunk read (a slow disk).
     @discardableResult
-    public func fill(maxChunks: Int = .max, chunkDelay: TimeInterval = 0) throws(AudioFileError) -> Int {
+    package func fill(maxChunks: Int = .max, chunkDelay: TimeInterval = 0) throws(AudioFileError) -> Int {
         lock.lock(); let seek = pendingSeek, newSpec = pendingSpec; pendingSeek = nil; pendingSpec = nil; lock.unlock()
         if let newSpec { spec = newSpec; region.loops = newSpec.loops }
         if let seek {
@@ -79,7 +79,7 @@ public final class PlayerFeeder: PlayerStreamControl {
     }
 
     /// Ends the stream where it is (after a read error): the player finishes with what was read.
-    public func abandon() {
+    package func abandon() {
         guard !ended else { return }
         ended = true
         state.markEnd(atFrame: state.ring.framesWritten)
@@ -88,7 +88,7 @@ public final class PlayerFeeder: PlayerStreamControl {
     /// A ``HostServices/makePlayer`` factory: relative file names are found in
     /// `directory` (the preset's folder), else the working directory. A file that cannot be
     /// opened or played is a ``PresetError`` at the player's JSON path.
-    public static func factory(directory: String?) -> (PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState {
+    package static func factory(directory: String?) -> (PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState {
         { (spec: PlayerSpec, path: String, sampleRate: Double, maxBlockFrames: Int) throws(PresetError) -> PlayerState in
             let file = resolve(spec.file, directory: directory)
             do {
@@ -136,7 +136,7 @@ public final class PlayerFeeder: PlayerStreamControl {
     }
 
     /// `name` as given when absolute, else inside `directory` (or the working directory).
-    public static func resolve(_ name: String, directory: String?) -> String {
+    package static func resolve(_ name: String, directory: String?) -> String {
         if name.hasPrefix("/") { return name }
         guard let directory else { return name }
         return URL(fileURLWithPath: directory).appendingPathComponent(name).path
@@ -147,7 +147,7 @@ extension HostServices {
     /// Services for a host that reads files: `player` channels stream their files (relative
     /// names found in `directory`, the preset's folder, else the working directory), and
     /// `plugins` loads `plugin` nodes (TimbrePlugins' `PluginHost.loader`) if given.
-    public static func files(in directory: String?, plugins: PluginLoader? = nil) -> HostServices {
+    package static func files(in directory: String?, plugins: PluginLoader? = nil) -> HostServices {
         HostServices(makePlayer: PlayerFeeder.factory(directory: directory), plugins: plugins)
     }
 }

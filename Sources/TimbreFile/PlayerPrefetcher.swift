@@ -9,30 +9,30 @@ import TimbreEngine
 ///
 /// The control thread hands over the players of the plans alive with ``update(_:)`` after
 /// every edit; the set is guarded by a lock that only these two non-real-time threads take.
-public final class PlayerPrefetcher: @unchecked Sendable {
+package final class PlayerPrefetcher: @unchecked Sendable {
     private let lock = NSLock()
     private var states: [PlayerState] = []
     private var failures: [String] = []
     private var running = false
     private var thread: Thread?
     /// Test hook: a delay before every chunk read (4096 frames), as a slow disk would add.
-    public var readDelay: TimeInterval = 0
+    package var readDelay: TimeInterval = 0
 
-    public init() {}
+    package init() {}
 
     /// The players to keep filled (the engine's ``LiveEngine/playerStates``).
-    public func update(_ states: [PlayerState]) {
+    package func update(_ states: [PlayerState]) {
         lock.lock(); self.states = states; lock.unlock()
     }
 
     /// Read errors since the last call (a file deleted or truncated while playing), one line each.
-    public func takeFailures() -> [String] {
+    package func takeFailures() -> [String] {
         lock.lock(); defer { lock.unlock() }
         let f = failures; failures = []
         return f
     }
 
-    public func start() {
+    package func start() {
         lock.lock(); running = true; lock.unlock()
         let t = Thread { [unowned self] in self.loop() }
         t.name = "timbre-prefetch"
@@ -40,7 +40,7 @@ public final class PlayerPrefetcher: @unchecked Sendable {
         t.start()
     }
 
-    public func stop() {
+    package func stop() {
         lock.lock(); running = false; lock.unlock()
         while thread?.isFinished == false { usleep(1000) }
     }

@@ -1,24 +1,24 @@
 /// A file's region `start ..< end` as a stream: the first pass from `start + offset`, then
 /// `loops` more passes from `start` (−1: forever), joined sample-exactly. Records where each
 /// pass begins in the stream (``passStarts``) for `looped` events.
-public final class RegionLoopSource: FrameSource {
-    public let reader: SoundFileReader
-    public let start: Int64, end: Int64, offset: Int64
+package final class RegionLoopSource: FrameSource {
+    package let reader: SoundFileReader
+    package let start: Int64, end: Int64, offset: Int64
     /// More passes after the first (−1: forever); may change while playing.
-    public var loops: Int
-    public var channelCount: Int { reader.channelCount }
-    public var expectedFrames: Int64 {
+    package var loops: Int
+    package var channelCount: Int { reader.channelCount }
+    package var expectedFrames: Int64 {
         loops < 0 ? 0 : (end - start - offset) + Int64(loops) * (end - start)
     }
     /// Stream frames delivered so far.
-    public private(set) var position: Int64 = 0
+    package private(set) var position: Int64 = 0
     /// Stream frame at which each pass after the first began.
-    public private(set) var passStarts: [Int64] = []
+    package private(set) var passStarts: [Int64] = []
     private var pass = 0
     private var cursor: Int64
 
     /// Frames of the file at its own rate. Throws when the region is empty or past the file's end.
-    public init(reader: SoundFileReader, start: Int64, end: Int64?, offset: Int64, loops: Int) throws(AudioFileError) {
+    package init(reader: SoundFileReader, start: Int64, end: Int64?, offset: Int64, loops: Int) throws(AudioFileError) {
         let last = min(end ?? reader.frameCount, reader.frameCount)
         guard start < last else {
             throw AudioFileError(path: reader.path, "the region starts at frame \(start), at or past the end of the file (\(reader.frameCount) frames)")
@@ -31,7 +31,7 @@ public final class RegionLoopSource: FrameSource {
         try reader.seek(to: cursor)
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         while true {
             let left = Int(min(Int64(maxFrames), end - cursor))
             if left > 0 {
@@ -53,7 +53,7 @@ public final class RegionLoopSource: FrameSource {
     }
 
     /// Continues from file frame `frame` (within the region), in the current pass (a seek).
-    public func reposition(to frame: Int64) throws(AudioFileError) {
+    package func reposition(to frame: Int64) throws(AudioFileError) {
         cursor = min(max(frame, start), end - 1)
         try reader.seek(to: cursor)
     }

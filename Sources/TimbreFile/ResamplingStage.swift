@@ -2,11 +2,11 @@ import TimbreDSP
 
 /// Converts its upstream's frames by a rational ratio with the band-limited ``Resampler``,
 /// pulling exactly the frames each block needs. Aligned with the upstream, ⌈N·L/M⌉ frames for N.
-public final class ResamplingStage: FrameSource {
-    public let upstream: FrameSource
-    public let resampler: Resampler
-    public var channelCount: Int { upstream.channelCount }
-    public var expectedFrames: Int64 { resampler.outputFrames(forInputFrames: upstream.expectedFrames) }
+package final class ResamplingStage: FrameSource {
+    package let upstream: FrameSource
+    package let resampler: Resampler
+    package var channelCount: Int { upstream.channelCount }
+    package var expectedFrames: Int64 { resampler.outputFrames(forInputFrames: upstream.expectedFrames) }
 
     let staging: PlanarStaging
     let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -15,7 +15,7 @@ public final class ResamplingStage: FrameSource {
     private var produced: Int64 = 0
 
     /// Nil when the ratio needs more filter memory than the resampler builds (``Resampler``).
-    public init?(upstream: FrameSource, ratio: RationalRatio, quality: ResamplerQuality, maximumFrames: Int) {
+    package init?(upstream: FrameSource, ratio: RationalRatio, quality: ResamplerQuality, maximumFrames: Int) {
         guard let r = Resampler(ratio: ratio, channelCount: upstream.channelCount, quality: quality, maximumOutputFrames: maximumFrames) else { return nil }
         self.upstream = upstream
         resampler = r
@@ -30,7 +30,7 @@ public final class ResamplingStage: FrameSource {
         scratch.deallocate()
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         var n = maxFrames
         if ended {
             n = Int(min(Int64(n), resampler.outputFrames(forInputFrames: upstreamFrames) - produced))

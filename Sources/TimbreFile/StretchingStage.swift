@@ -2,17 +2,17 @@ import TimbreDSP
 
 /// Changes its upstream's duration with the pitch kept (``TimeStretcher``): round(N / rate)
 /// frames for N.
-public final class StretchingStage: FrameSource {
-    public let upstream: FrameSource
-    public let stretcher: TimeStretcher
-    public var channelCount: Int { upstream.channelCount }
-    public var expectedFrames: Int64 { Int64((Double(upstream.expectedFrames) / stretcher.rate).rounded()) }
+package final class StretchingStage: FrameSource {
+    package let upstream: FrameSource
+    package let stretcher: TimeStretcher
+    package var channelCount: Int { upstream.channelCount }
+    package var expectedFrames: Int64 { Int64((Double(upstream.expectedFrames) / stretcher.rate).rounded()) }
 
     let blockFrames: Int
     let staging: PlanarStaging
     private var ended = false
 
-    public init(upstream: FrameSource, sampleRate: Double, rate: Double, maximumFrames: Int) {
+    package init(upstream: FrameSource, sampleRate: Double, rate: Double, maximumFrames: Int) {
         self.upstream = upstream
         blockFrames = maximumFrames
         stretcher = TimeStretcher(sampleRate: sampleRate, channelCount: upstream.channelCount, rate: rate, maximumPushFrames: maximumFrames)
@@ -24,7 +24,7 @@ public final class StretchingStage: FrameSource {
         stretcher.deallocate()
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         while stretcher.availableFrames < maxFrames && !ended {
             let n = try upstream.read(into: staging.pointers, maxFrames: blockFrames)
             if n == 0 { ended = true; stretcher.finish() } else { stretcher.push(staging.readOnly, frameCount: n) }

@@ -6,12 +6,12 @@
 /// Vanderkooy, "Quantization and Dither: A Theoretical Survey", JAES 1992).
 /// The generator is a fixed-seed xorshift64*, so renders are reproducible, and it advances
 /// once per sample, so output does not depend on the block size.
-public struct TPDFDither: Sendable {
-    public let lsb: Float
+package struct TPDFDither: Sendable {
+    package let lsb: Float
     var state: UInt64
 
     /// Dither for `bits`-bit integer output (libsndfile maps ±1.0 to ±2^(bits−1)).
-    public init(bits: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
+    package init(bits: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
         lsb = 1 / Float(1 << (bits - 1))
         state = seed == 0 ? 1 : seed
     }
@@ -23,7 +23,7 @@ public struct TPDFDither: Sendable {
     }
 
     /// Adds dither to an interleaved buffer in place.
-    public mutating func apply(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+    package mutating func apply(_ samples: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count {
             samples[i] += (nextUniform() - nextUniform()) * lsb
         }

@@ -1,21 +1,21 @@
 /// Frames `start ..< end` of the timeline of `upstream` (end nil: to its end), sample-exact.
 /// A file is sought to `start` (libsndfile's `sf_seek`); any other source is read and the
 /// frames before `start` discarded.
-public final class TrimStage: TimelineSource {
-    public let upstream: FrameSource
-    public let start: Int64
-    public let end: Int64?
-    public var channelCount: Int { upstream.channelCount }
-    public var expectedFrames: Int64 {
+package final class TrimStage: TimelineSource {
+    package let upstream: FrameSource
+    package let start: Int64
+    package let end: Int64?
+    package var channelCount: Int { upstream.channelCount }
+    package var expectedFrames: Int64 {
         let total = upstream.expectedFrames
         return max(0, min(end ?? total, total) - start)
     }
-    public private(set) var framesRead: Int64 = 0
-    public private(set) var ended = false
+    package private(set) var framesRead: Int64 = 0
+    package private(set) var ended = false
     private var toSkip: Int64
     private let scratch: PlanarStaging
 
-    public init(upstream: FrameSource, start: Int64, end: Int64?, maximumFrames: Int) throws(AudioFileError) {
+    package init(upstream: FrameSource, start: Int64, end: Int64?, maximumFrames: Int) throws(AudioFileError) {
         self.upstream = upstream; self.start = start; self.end = end
         scratch = PlanarStaging(channelCount: upstream.channelCount, capacity: maximumFrames)
         if let file = upstream as? FileFrameSource, start > 0 {
@@ -26,7 +26,7 @@ public final class TrimStage: TimelineSource {
         }
     }
 
-    public func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         while toSkip > 0 {
             let n = try upstream.read(into: scratch.pointers, maxFrames: Int(min(Int64(maxFrames), toSkip)))
             if n == 0 { ended = true; return 0 }

@@ -4,18 +4,18 @@ import Foundation
 /// A thin owner of a `jack_client_t`: open, ports, activation, connections, queries.
 /// Callbacks are installed by its users (``JackHost`` and test clients) with C function
 /// pointers and a context pointer, never with retained Swift objects.
-public final class JackClient: @unchecked Sendable {
-    public let client: OpaquePointer
-    public let name: String
-    public private(set) var inputPorts: [OpaquePointer] = []
-    public private(set) var outputPorts: [OpaquePointer] = []
+package final class JackClient: @unchecked Sendable {
+    package let client: OpaquePointer
+    package let name: String
+    package private(set) var inputPorts: [OpaquePointer] = []
+    package private(set) var outputPorts: [OpaquePointer] = []
     private var active = false
     private var closed = false
 
     /// Opens a client on the default server (`$JACK_DEFAULT_SERVER`); never starts one.
     /// libjack's own console chatter is silenced (our errors say what failed) unless
     /// `TIMBRE_JACK_VERBOSE` is set.
-    public init(name: String) throws(JackError) {
+    package init(name: String) throws(JackError) {
         if ProcessInfo.processInfo.environment["TIMBRE_JACK_VERBOSE"] == nil {
             jack_set_error_function { _ in }
             jack_set_info_function { _ in }
@@ -34,7 +34,7 @@ public final class JackClient: @unchecked Sendable {
     deinit { close() }
 
     /// Registers `count` audio ports named `prefix_1…`.
-    public func registerPorts(prefix: String, count: Int, input: Bool) throws(JackError) {
+    package func registerPorts(prefix: String, count: Int, input: Bool) throws(JackError) {
         for k in 1...max(1, count) {
             guard let p = timbre_jack_register_audio_port(client, "\(prefix)_\(k)", input ? 1 : 0) else {
                 throw JackError("cannot register port \(prefix)_\(k)")
@@ -43,29 +43,29 @@ public final class JackClient: @unchecked Sendable {
         }
     }
 
-    public func activate() throws(JackError) {
+    package func activate() throws(JackError) {
         guard jack_activate(client) == 0 else { throw JackError("cannot activate the JACK client") }
         active = true
     }
 
     /// Connects two ports by full name (`client:port`).
-    public func connect(_ source: String, _ destination: String) throws(JackError) {
+    package func connect(_ source: String, _ destination: String) throws(JackError) {
         let rc = jack_connect(client, source, destination)
         if rc != 0 && rc != EEXIST { throw JackError("cannot connect \(source) → \(destination) (error \(rc))") }
     }
 
-    public func disconnect(_ source: String, _ destination: String) {
+    package func disconnect(_ source: String, _ destination: String) {
         _ = jack_disconnect(client, source, destination)
     }
 
-    public func fullName(of port: OpaquePointer) -> String { String(cString: jack_port_name(port)) }
-    public var sampleRate: Int { Int(jack_get_sample_rate(client)) }
-    public var bufferSize: Int { Int(jack_get_buffer_size(client)) }
+    package func fullName(of port: OpaquePointer) -> String { String(cString: jack_port_name(port)) }
+    package var sampleRate: Int { Int(jack_get_sample_rate(client)) }
+    package var bufferSize: Int { Int(jack_get_buffer_size(client)) }
     /// DSP load of the whole graph in percent, as JACK reports it.
-    public var cpuLoad: Double { Double(jack_cpu_load(client)) }
+    package var cpuLoad: Double { Double(jack_cpu_load(client)) }
 
     /// Names of the ports connected to `port`.
-    public func connections(of port: OpaquePointer) -> [String] {
+    package func connections(of port: OpaquePointer) -> [String] {
         guard let list = jack_port_get_connections(port) else { return [] }
         defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
         var out: [String] = []
@@ -75,13 +75,13 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Name of a port by id (for connect notifications).
-    public func portName(id: jack_port_id_t) -> String {
+    package func portName(id: jack_port_id_t) -> String {
         guard let p = jack_port_by_id(client, id) else { return "port#\(id)" }
         return String(cString: jack_port_name(p))
     }
 
     /// Deactivates and closes (idempotent).
-    public func close() {
+    package func close() {
         if closed { return }
         closed = true
         if active { jack_deactivate(client) }

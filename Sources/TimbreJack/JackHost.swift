@@ -32,7 +32,7 @@ struct JackProcessContext {
 /// control thread reads with ``pollEvents()``.
 public final class JackHost: @unchecked Sendable {
     public let engine: LiveEngine
-    public let jack: JackClient
+    package let jack: JackClient
     let context: UnsafeMutablePointer<JackProcessContext>
     let events = EventQueue()
     var reportedXruns = 0

@@ -33,7 +33,7 @@ extension MatchedDesign {
     /// References: K. Steiglitz, L. McBride, "A technique for the identification of linear
     /// systems", IEEE Trans. Automatic Control, 1965; C. L. Lawson, "Contributions to the
     /// theory of linear least maximum approximation", 1961.
-    public static func freeFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+    package static func freeFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                                correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true, wholeBand: Bool = false,
                                iterations: Int = 60) -> BiquadCoefficients? {
         let top = topOfBand(sampleRate, wholeBand: wholeBand)

@@ -32,9 +32,9 @@ import Foundation
 /// stable and invertible. `design` evaluates both candidates and keeps the one with the
 /// smaller worst-case error: the three-point match wins at low ω0 (where the fit is
 /// ill-conditioned), the refined fit near Nyquist.
-public enum MatchedDesign {
+package enum MatchedDesign {
     /// Impulse-invariant pole pair for natural frequency `omega` (rad/sample) and damping `zeta`.
-    public static func poles(omega: Double, zeta: Double) -> (a1: Double, a2: Double) {
+    package static func poles(omega: Double, zeta: Double) -> (a1: Double, a2: Double) {
         let r = exp(-zeta * omega)
         let a1: Double
         if zeta <= 1 {
@@ -89,7 +89,7 @@ public enum MatchedDesign {
     }
 
     /// Vicanek's three-point match (DC, Nyquist and `matchOmega`) of `prototype` scaled to `omega0`.
-    public static func threePoint(_ prototype: AnalogBiquad, omega0: Double, matchOmega: Double? = nil) -> BiquadCoefficients? {
+    package static func threePoint(_ prototype: AnalogBiquad, omega0: Double, matchOmega: Double? = nil) -> BiquadCoefficients? {
         let (wp, zeta) = prototype.poles
         let (a1, a2) = poles(omega: wp * omega0, zeta: zeta)
         let bigA0 = (1 + a1 + a2) * (1 + a1 + a2), bigA1 = (1 - a1 + a2) * (1 - a1 + a2), bigA2 = -4 * a2
@@ -106,7 +106,7 @@ public enum MatchedDesign {
 
     /// Vicanek's matched high-pass: impulse-invariant poles, a double zero at DC, and the
     /// magnitude matched at ω0 (|H(ω0)| = Q for the normalised prototype).
-    public static func highPass(q: Double, omega0: Double) -> BiquadCoefficients {
+    package static func highPass(q: Double, omega0: Double) -> BiquadCoefficients {
         let (a1, a2) = poles(omega: omega0, zeta: 1 / (2 * q))
         let bigA0 = (1 + a1 + a2) * (1 + a1 + a2), bigA1 = (1 - a1 + a2) * (1 - a1 + a2), bigA2 = -4 * a2
         let (f0, f1, f2) = phi(omega0)
@@ -141,7 +141,7 @@ public enum MatchedDesign {
     ///
     /// `pinOmega0` keeps |H(ω0)| exact (bells, shelves, single sections); inner sections of a
     /// cascade leave it free, trading it for a smaller error across the band.
-    public static func refinedFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+    package static func refinedFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                                   correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true,
                                   wholeBand: Bool = false) -> BiquadCoefficients? {
         // Start from the three-point design's denominator; normalise the fit by fixing its
@@ -225,7 +225,7 @@ public enum MatchedDesign {
     /// Worst |error| in dB of `c` against `prototype` over the evaluation grid, with both
     /// magnitudes floored at −100 dB (deeper differences are inaudible and would otherwise
     /// decide between designs on stopband depth alone).
-    public static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+    package static func worstErrorDB(_ c: BiquadCoefficients, _ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                                     correction: ((Double) -> Double)? = nil, wholeBand: Bool = false) -> Double {
         JudgingGrid(prototype, omega0: omega0, sampleRate: sampleRate, correction: correction, wholeBand: wholeBand).worstErrorDB(c)
     }
@@ -265,14 +265,14 @@ public enum MatchedDesign {
     }
 
     /// Worst error (dB) of the pole-anchored candidates above which ``freeFit`` is tried too.
-    public static let freeFitThresholdDB = 0.1
+    package static let freeFitThresholdDB = 0.1
 
     /// The matched design of a boosting (or unity) prototype: of the three-point match, the
     /// refined fit and `fallback` (the bilinear design, which is as good as any at low ω0 where
     /// the matched constructions lose precision), the one with the smallest worst-case error.
     /// Callers obtain cuts as `inverse` of the corresponding boost, which makes boost-then-cut
     /// exactly flat.
-    public static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
+    package static func design(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                               fallback: BiquadCoefficients, correction: ((Double) -> Double)? = nil,
                               pinOmega0: Bool = true, wholeBand: Bool = false) -> BiquadCoefficients {
         var candidates = [threePoint(prototype, omega0: omega0),

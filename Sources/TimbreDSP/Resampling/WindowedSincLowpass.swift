@@ -11,16 +11,16 @@ import Foundation
 /// stopband attenuation and the transition from the passband edge to the lower Nyquist
 /// (Oppenheim & Schafer, *Discrete-Time Signal Processing*, 3rd ed., §7.5.3). Images
 /// (upsampling) and aliases (downsampling) fall in the stopband.
-public struct WindowedSincLowpass: Sendable {
+package struct WindowedSincLowpass: Sendable {
     /// Cutoff ν, cycles per input frame.
-    public let cutoff: Double
+    package let cutoff: Double
     /// Half the support T, input frames.
-    public let halfWidth: Double
+    package let halfWidth: Double
     /// Kaiser's β.
-    public let beta: Double
+    package let beta: Double
     @usableFromInline let i0Beta: Double
 
-    public init(ratio: RationalRatio, quality: ResamplerQuality) {
+    package init(ratio: RationalRatio, quality: ResamplerQuality) {
         let nyquist = min(1, Double(ratio.upsampling) / Double(ratio.downsampling)) / 2
         let passband = quality.passbandFraction * nyquist
         cutoff = (passband + nyquist) / 2
@@ -30,10 +30,10 @@ public struct WindowedSincLowpass: Sendable {
     }
 
     /// Whole input frames the kernel reaches each side of an output position, ⌈T⌉.
-    public var reach: Int { Int(halfWidth.rounded(.up)) }
+    package var reach: Int { Int(halfWidth.rounded(.up)) }
 
     /// g(t), `t` in input frames.
-    public func value(at t: Double) -> Double {
+    package func value(at t: Double) -> Double {
         let r = t / halfWidth
         guard abs(r) <= 1 else { return 0 }
         let x = 2 * cutoff * t

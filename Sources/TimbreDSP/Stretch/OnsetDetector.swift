@@ -6,20 +6,20 @@
 /// After the percussive-onset rule of C. Duxbury, M. Sandler, M. Davies, "A hybrid approach to
 /// musical note onset detection" (DAFx 2002), reduced to its energy part: enough to keep
 /// attacks out of stretched frames (``PhaseVocoder``).
-public struct OnsetDetector {
-    public static let chunkFrames = 128
+package struct OnsetDetector {
+    package static let chunkFrames = 128
     static let history = 8
     static let ratio: Float = 10
     static let floor: Float = 1e-7 * Float(chunkFrames)  // −70 dBFS RMS
     /// Onsets remembered (a ring).
-    public let capacity: Int
+    package let capacity: Int
 
     @usableFromInline let state: UnsafeMutablePointer<Float>  // [0]: previous sample, [1]: running chunk energy, [2...]: last chunk energies
     @usableFromInline let onsets: UnsafeMutablePointer<Int>     // ring of onset positions
     @usableFromInline let counters: UnsafeMutablePointer<Int>   // [0]: frames seen, [1]: onsets written
 
     /// `span`: how many frames back onsets must stay known (the ring holds one per chunk of it).
-    public init(span: Int) {
+    package init(span: Int) {
         capacity = span / Self.chunkFrames + 16
         state = .allocate(capacity: 2 + Self.history)
         onsets = .allocate(capacity: capacity)
@@ -27,9 +27,9 @@ public struct OnsetDetector {
         reset()
     }
 
-    public func deallocate() { state.deallocate(); onsets.deallocate(); counters.deallocate() }
+    package func deallocate() { state.deallocate(); onsets.deallocate(); counters.deallocate() }
 
-    public func reset() {
+    package func reset() {
         state.update(repeating: 0, count: 2 + Self.history)
         onsets.update(repeating: Int.min, count: capacity)
         counters.update(repeating: 0, count: 2)
@@ -39,13 +39,13 @@ public struct OnsetDetector {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func clearNonFinite() -> Bool { NonFiniteScan.zero(state, count: 2 + Self.history) }
+    package func clearNonFinite() -> Bool { NonFiniteScan.zero(state, count: 2 + Self.history) }
 
     /// Feeds `count` frames of a mono mix.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func process(_ x: UnsafePointer<Float>, count: Int) {
+    package func process(_ x: UnsafePointer<Float>, count: Int) {
         var previous = state[0], energy = state[1]
         var position = counters[0]
         for i in 0..<count {
@@ -74,7 +74,7 @@ public struct OnsetDetector {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func firstOnset(atOrAfter position: Int) -> Int? {
+    package func firstOnset(atOrAfter position: Int) -> Int? {
         let written = counters[1]
         var k = written - 1
         var found: Int?
@@ -91,7 +91,7 @@ public struct OnsetDetector {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func hasOnset(in range: Range<Int>) -> Bool {
+    package func hasOnset(in range: Range<Int>) -> Bool {
         let written = counters[1]
         var k = written - 1
         while k >= 0 && k >= written - capacity {

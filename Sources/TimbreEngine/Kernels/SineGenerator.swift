@@ -1,12 +1,12 @@
 import Foundation
 
 /// A sine oscillator with a Double phase accumulator, advanced per sample (block-size invariant).
-public struct SineGenerator: Sendable {
-    public var phase: Double
-    public let increment: Double
-    public let amplitude: Float
+package struct SineGenerator: Sendable {
+    package var phase: Double
+    package let increment: Double
+    package let amplitude: Float
 
-    public init(frequencyHz: Double, levelDB: Double, sampleRate: Double) {
+    package init(frequencyHz: Double, levelDB: Double, sampleRate: Double) {
         phase = 0
         increment = frequencyHz / sampleRate
         amplitude = Float(pow(10, levelDB / 20))
@@ -16,7 +16,7 @@ public struct SineGenerator: Sendable {
     @_noLocks
     #endif
     @inlinable
-    public mutating func generate(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
+    package mutating func generate(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
         for i in 0..<frameCount {
             out[i] = amplitude * Float(_unsafePerformance { sin(2 * Double.pi * phase) })
             phase += increment

@@ -2,13 +2,13 @@
 /// JSON and the result is decoded again, so live edits are validated exactly like files.
 extension JSONValue {
     /// One step of a path: an object key or an array index.
-    public enum PathComponent: Equatable, Sendable {
+    package enum PathComponent: Equatable, Sendable {
         case key(String)
         case index(Int)
     }
 
     /// Parses `bands[3].gain` into [.key("bands"), .index(3), .key("gain")]; nil if malformed.
-    public static func parsePath(_ text: String) -> [PathComponent]? {
+    package static func parsePath(_ text: String) -> [PathComponent]? {
         var out: [PathComponent] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {
             var rest = Substring(part)
@@ -27,7 +27,7 @@ extension JSONValue {
     }
 
     /// The value at `path`, if present.
-    public func value(at path: ArraySlice<PathComponent>) -> JSONValue? {
+    package func value(at path: ArraySlice<PathComponent>) -> JSONValue? {
         guard let first = path.first else { return self }
         switch (first, self) {
         case (.key(let k), .object(let o)): return o[k]?.value(at: path.dropFirst())
@@ -38,7 +38,7 @@ extension JSONValue {
 
     /// A copy with `newValue` stored at `path`. Objects gain missing keys; arrays must already
     /// have the index. Returns nil when the path does not fit the document's shape.
-    public func setting(_ path: ArraySlice<PathComponent>, to newValue: JSONValue) -> JSONValue? {
+    package func setting(_ path: ArraySlice<PathComponent>, to newValue: JSONValue) -> JSONValue? {
         guard let first = path.first else { return newValue }
         switch (first, self) {
         case (.key(let k), .object(var o)):
@@ -56,7 +56,7 @@ extension JSONValue {
     }
 
     /// The path of the first object (depth first) whose `"id"` is `id`.
-    public func pathOfObject(withID id: String) -> [PathComponent]? {
+    package func pathOfObject(withID id: String) -> [PathComponent]? {
         switch self {
         case .object(let o):
             if case .string(id)? = o["id"] { return [] }
@@ -73,7 +73,7 @@ extension JSONValue {
     }
 
     /// A copy without the array element at `path` (nil if `path` does not end in an index).
-    public func removing(_ path: ArraySlice<PathComponent>) -> JSONValue? {
+    package func removing(_ path: ArraySlice<PathComponent>) -> JSONValue? {
         guard let last = path.last, case .index(let i) = last,
               case .array(var a)? = value(at: path.dropLast()), i < a.count else { return nil }
         a.remove(at: i)

@@ -4,10 +4,10 @@ import TimbreDSP
 /// every plan that continues the node (same key, channel count, rate and block size), so
 /// `set <id>.semitones` glides from the pitch in effect instead of restarting the shifter and
 /// its latency. Freed when the last plan holding it is.
-public final class PitchState {
-    public let channelCount: Int
-    public let sampleRate: Double
-    public let maxBlockFrames: Int
+package final class PitchState {
+    package let channelCount: Int
+    package let sampleRate: Double
+    package let maxBlockFrames: Int
     let shifter: PitchShifter
     let kernel: PitchKernel
 
@@ -25,5 +25,5 @@ public final class PitchState {
 
     /// Output frames filled with silence because the shifter's output was not ready (0 unless
     /// its latency was sized wrong).
-    public var underruns: Int { shifter.underruns }
+    package var underruns: Int { shifter.underruns }
 }

@@ -92,7 +92,7 @@ public final class RenderPlan {
     /// The measurements of this plan's `meter`, `loudness` and `spectrum` nodes, by node key.
     public var analysisStates: [(key: String, state: AnalysisState)] { states(AnalysisState.self) }
     /// The shifters of this plan's `pitch` nodes, by node key.
-    public var pitchStates: [(key: String, state: PitchState)] { states(PitchState.self) }
+    package var pitchStates: [(key: String, state: PitchState)] { states(PitchState.self) }
     /// The instances of this plan's `plugin` nodes, by node key.
     public var pluginStates: [(key: String, state: PluginState)] { states(PluginState.self) }
     /// The streams of this plan's `player` channels, by key (`player:<channel id>`).
