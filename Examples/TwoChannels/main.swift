@@ -72,7 +72,7 @@ if !live {
         _ = try control.perform(.set(address: "backing.volume", value: 0.8 * (1 - x) + 0.2 * x))
         _ = try control.perform(.set(address: "melody.pan", value: -0.8 + 1.6 * x))
         prefetcher.update(Array(host.engine.playerStates.values))
-        _ = host.engine.collectRetired()
+        _ = host.engine.performHousekeeping()
         usleep(150_000)
     }
     prefetcher.stop()

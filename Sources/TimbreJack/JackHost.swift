@@ -188,7 +188,7 @@ public final class JackHost: @unchecked Sendable {
     /// Events since the last call, plus buffer-size, rate and xrun changes. Recompiles the
     /// plan when the sample rate changed. Frees plans the audio thread retired.
     public func pollEvents() -> [Event] {
-        engine.collectRetired()
+        engine.performHousekeeping()
         var out = events.drain()
         // A plan whose latency changed: tell JACK, which calls the latency callback again.
         let latency = engine.latencyFrames

@@ -41,7 +41,7 @@ var failed = false
         MallocInterposerSwift.unhook()
         mallocs += after.mallocCount - before.mallocCount
         frees += after.freeCount - before.freeCount
-        engine.collectRetired()
+        engine.performHousekeeping()
     }
     print("Render path (\(phase)): \(100 * 100) measured blocks of \(block) frames with 100 \(what): \(mallocs) allocations, \(frees) frees")
     if mallocs != 0 || frees != 0 { failed = true }

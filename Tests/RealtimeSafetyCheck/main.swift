@@ -58,10 +58,10 @@ var totalBlocks = 0, totalEdits = 0
     var edits = 0
     while finished.wait(timeout: .now() + interval) == .timedOut {
         try edit(edits)
-        engine.collectRetired()
+        engine.performHousekeeping()
         edits += 1
     }
-    engine.collectRetired()
+    engine.performHousekeeping()
     return edits
 }
 

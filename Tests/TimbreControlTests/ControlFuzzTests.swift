@@ -30,7 +30,7 @@ import TimbreTestSupport
                 case .failure(let e): rejected += 1; longest = max(longest, e.message.count)
                 }
             }
-            if k % 1000 == 0 { engine.collectRetired() }
+            if k % 1000 == 0 { engine.performHousekeeping() }
         }
         print("OSC fuzz: 100000 datagrams, \(applied) applied, \(rejected) rejected, longest message \(longest) characters")
         #expect(applied + rejected >= 99_000)
@@ -54,7 +54,7 @@ import TimbreTestSupport
             for r in interpreter.handle(.line(line)) {
                 if case .success = r { lineApplied += 1 } else { lineRejected += 1 }
             }
-            if k % 1000 == 0 { engine.collectRetired() }
+            if k % 1000 == 0 { engine.performHousekeeping() }
         }
         print("Line fuzz: 100000 lines, \(lineApplied) applied, \(lineRejected) rejected")
         #expect(lineApplied + lineRejected >= 90_000)

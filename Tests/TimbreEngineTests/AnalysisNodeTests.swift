@@ -40,7 +40,7 @@ import TimbreTestSupport
             if start == 10 * Int(Self.rate) / block * block {
                 try engine.apply(.set(address: "g.gain", value: 0))
                 try engine.load(document: Self.document(#"{"type": "peak", "id": "p", "frequency": 20000, "gain": 0}, "# + chain))
-                engine.collectRetired()
+                engine.performHousekeeping()
             }
         }
         let m = engine.meters

@@ -67,7 +67,7 @@ import TimbreTestSupport
     }
 
     /// A filter inserted live starts alone (so it can fade in); once the fade is over, the
-    /// control loop's `collectRetired()` (every host calls it) recompiles the document and it
+    /// control loop's `performHousekeeping()` (every host calls it) recompiles the document and it
     /// joins its neighbours: the live plan then has a fresh compile's nodes, and after silence its output
     /// equals the offline render of the document sample for sample (as the JACK test of the
     /// fuzzed live host requires).
@@ -83,7 +83,7 @@ import TimbreTestSupport
         var blocks = 0
         for k in 0..<40 where engine.plan.hasUnfusedNewcomers {  // 40 × 256 frames = 213 ms
             _ = d.run(noise[(12_000 + 256 * k)..<(12_256 + 256 * k)])
-            _ = engine.collectRetired()
+            _ = engine.performHousekeeping()
             blocks += 1
         }
         // Not before the fade-in (30 ms) and the crossfade (15 ms) are over: 2,160 frames.
@@ -125,7 +125,7 @@ import TimbreTestSupport
             try engine.apply(.set(address: "a.slope", value: 24))  // 1 section → 2: a starts afresh and fades in
             out += d.run(input[96_000...])
             outputs.append(out)
-            _ = engine.collectRetired()
+            _ = engine.performHousekeeping()
         }
         let worst = zip(outputs[0], outputs[1]).map { abs($0 - $1) }.max()!
         #expect(worst < 1e-5, "fused vs unfused under the same edits: worst difference \(worst)")

@@ -93,7 +93,7 @@ import TimbreTestSupport
             if b % 3 == 0 { try engine.load(document: b % 2 == 0 ? flatPair : empty) }
             let y = d.run(x[(b * 128)..<((b + 1) * 128)])
             for k in 0..<128 { worst = max(worst, abs(y[k] - x[b * 128 + k])) }
-            engine.collectRetired()
+            engine.performHousekeeping()
         }
         print("Batches: worst deviation from flat \(worst) (limit \(Tolerance[.batchFlat].limit))")
         #expect(Double(worst) <= Tolerance[.batchFlat].limit, "deviation from flat \(worst)")
@@ -151,7 +151,7 @@ import TimbreTestSupport
         for k in 0..<50 {
             try engine.apply(.set(address: "g.gain", value: Double(k % 10)))
             _ = d.run(Self.sine(2048)[...])
-            engine.collectRetired()
+            engine.performHousekeeping()
         }
         #expect(engine.alivePlanCount <= 2)
     }
@@ -212,11 +212,11 @@ import TimbreTestSupport
         while done.wait(timeout: .now() + .milliseconds(3)) == .timedOut {
             try PlayerFixture.edit(interpreter, step: commands)
             prefetcher.update(Array(engine.playerStates.values))
-            engine.collectRetired()
+            engine.performHousekeeping()
             commands += 1
         }
         prefetcher.stop()
-        engine.collectRetired()
+        engine.performHousekeeping()
         let underruns = engine.plan.playerStates.map(\.state.underruns).reduce(0, +)
         print("Players under concurrent control: \(result.blocks) blocks, \(commands) commands, \(underruns) underrun frames, \(result.nonFinite) non-finite samples")
         #expect(result.blocks == 1500 && result.nonFinite == 0 && commands > 50)
@@ -265,10 +265,10 @@ import TimbreTestSupport
         var edits = 0
         while done.wait(timeout: .now()) == .timedOut {
             try engine.load(document: flat(edits + 1))
-            engine.collectRetired()
+            engine.performHousekeeping()
             edits += 1
         }
-        engine.collectRetired()
+        engine.performHousekeeping()
         print("Concurrent: \(edits) preset loads during 20,000 blocks; worst deviation from flat \(result.worst) (at frame \(result.at)); \(engine.alivePlanCount) plans alive after collection")
         #expect(engine.blocksRendered == 20000)
         #expect(edits > 10, "edits interleaved with the render")

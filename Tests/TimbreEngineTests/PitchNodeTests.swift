@@ -126,7 +126,7 @@ import TimbreTestSupport
         for (k, semitones) in [12.0, -5, 0].enumerated() {
             _ = try interpreter.perform(.set(address: "p.semitones", value: semitones))
             y += driver.run(x[((k + 1) * second)..<((k + 2) * second)])
-            _ = engine.collectRetired()
+            _ = engine.performHousekeeping()
         }
         let latency = engine.latencyFrames
         #expect(latency == PitchShifter.latencyFrames(sampleRate: Self.fs))
@@ -160,7 +160,7 @@ import TimbreTestSupport
         let x = (0..<(20 * block)).map { i in Float(0.3 * sin(2 * Double.pi * 440 * Double(i) / Self.fs) + 0.2 * sin(2 * Double.pi * 3123.4 * Double(i) / Self.fs + 1)) }
         var y: [Float] = []
         for k in 0..<20 {
-            if k >= 2 { _ = try interpreter.perform(.set(address: "g.gain", value: 0)); _ = engine.collectRetired() }
+            if k >= 2 { _ = try interpreter.perform(.set(address: "g.gain", value: 0)); engine.performHousekeeping() }
             y += driver.run(x[(k * block)..<((k + 1) * block)])
         }
         let latency = engine.latencyFrames

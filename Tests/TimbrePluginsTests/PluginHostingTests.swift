@@ -33,7 +33,7 @@ import TimbreTestSupport
                 var ins = [i.baseAddress!], outs = [o.baseAddress!]
                 engine.renderer.render(input: &ins, output: &outs, frameCount: 256)
             } }
-            engine.collectRetired()
+            engine.performHousekeeping()
         }
         return y
     }

@@ -54,10 +54,10 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
                                            maxDuration: .seconds(2), maxIterations: 5_000)
     Benchmark("live edit of a 10-band EQ: control thread (edit, decode, design, compile, publish)") { benchmark, f in
-        for _ in benchmark.scaledIterations { f.edit(); _ = f.engine.collectRetired() }
+        for _ in benchmark.scaledIterations { f.edit(); _ = f.engine.performHousekeeping() }
     } setup: { LiveFixture() }
     Benchmark("live edit of a 10-band EQ + the 2 blocks of 512 its crossfade spans") { benchmark, f in
-        for _ in benchmark.scaledIterations { f.edit(); f.render(); f.render(); _ = f.engine.collectRetired() }
+        for _ in benchmark.scaledIterations { f.edit(); f.render(); f.render(); _ = f.engine.performHousekeeping() }
     } setup: { LiveFixture() }
     Benchmark("2 blocks of 512 through the 10-band EQ, no edit") { benchmark, f in
         for _ in benchmark.scaledIterations { f.render(); f.render() }

@@ -9,8 +9,8 @@ public final class AnalysisState {
     public let kind: Kind
     public let channelCount: Int
     public let sampleRate: Double
-    /// The render-side kernel, out of line: a plan's node holds this address, not the
-    /// 440-byte struct (see ``RenderNode``).
+    /// The render-side kernel, out of line: a plan's step holds this address, not the
+    /// 440-byte struct.
     let kernelAddress: UnsafeMutablePointer<AnalysisKernel>
 
     public let spectrum: SpectrumSettings?

@@ -7,7 +7,7 @@ import TimbreDSP
 ///
 /// A node new to a running stream (no member of the previous plan with its key and size)
 /// stays on its own so it can fade in; compiling the same document again once it has faded
-/// fuses it (``LiveEngine/collectRetired()``).
+/// fuses it (``LiveEngine/performHousekeeping()``).
 package struct CascadeFusion {
     package var steps: [PlannedStep] = []
     /// True when a newcomer was left unfused (see ``RenderPlan/hasUnfusedNewcomers``).

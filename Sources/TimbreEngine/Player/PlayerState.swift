@@ -25,7 +25,7 @@ public final class PlayerState: @unchecked Sendable {
     let end: UnsafeAtomic<Int>
     /// Frames the output needed that the ring did not hold (filled with silence).
     let underrunFrames: UnsafeAtomic<Int>
-    /// The render-side kernel, out of line: a plan's node holds this address (see ``RenderNode``).
+    /// The render-side kernel, out of line: a plan's step holds this address.
     let kernelAddress: UnsafeMutablePointer<PlayerKernel>
     /// Whatever fills the ring (kept alive with the state); it also carries out seeks.
     public var feeder: (any PlayerStreamControl)?

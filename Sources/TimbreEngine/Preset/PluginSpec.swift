@@ -6,7 +6,7 @@
 /// {"type": "plugin", "ladspa": "amp_1181.so:amp", "controls": {"gain": -6}}
 /// ```
 /// The symbols and ranges are the plugin's: they are checked when the plan is compiled, by the
-/// host that loads the plugin (``SharedNodeStates/makePlugin``).
+/// host that loads the plugin (``HostServices/plugins``).
 public struct PluginSpec: Sendable, Equatable, Hashable {
     /// Where the plugin comes from.
     public enum Source: Sendable, Equatable, Hashable, CustomStringConvertible {

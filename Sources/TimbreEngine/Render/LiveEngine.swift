@@ -141,7 +141,7 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     func publish(_ newPreset: Preset, document newDocument: JSONValue) throws(PresetError) {
-        freeRetired()
+        collectRetired()
         let livePlan = shared.pointee.live.load(ordering: .acquiring).flatMap { alive[$0] } ?? plan
         let next = try RenderPlan(preset: newPreset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   continuing: livePlan, registry: registry)
@@ -179,19 +179,27 @@ public final class LiveEngine: @unchecked Sendable {
         return true
     }
 
-    /// The control thread's housekeeping, for every host's control loop: frees the plans the
-    /// audio thread has handed back (returns how many) and fuses filters inserted live once
-    /// they have faded in (``fuseNewcomersWhenFaded()``).
-    @discardableResult
-    public func collectRetired() -> Int {
-        let freed = freeRetired()
-        fuseNewcomersWhenFaded()
-        return freed
+    /// What one ``performHousekeeping()`` did.
+    public struct Housekeeping: Sendable, Equatable {
+        /// Plans the audio thread had handed back, now freed.
+        public var freedPlans: Int
+        /// True when a plan fusing filters inserted live was published (``fuseNewcomersWhenFaded()``).
+        public var publishedFusedPlan: Bool
     }
 
-    /// Frees plans the audio thread has handed back. Returns how many.
+    /// The control thread's housekeeping, for every host's control loop (a few times a second
+    /// or more): frees the plans the audio thread has handed back (``collectRetired()``) and,
+    /// once filters inserted live have faded in, publishes the plan that fuses them with their
+    /// neighbours (``fuseNewcomersWhenFaded()``).
     @discardableResult
-    func freeRetired() -> Int {
+    public func performHousekeeping() -> Housekeeping {
+        let freed = collectRetired()
+        return Housekeeping(freedPlans: freed, publishedFusedPlan: fuseNewcomersWhenFaded())
+    }
+
+    /// Frees the plans the audio thread has handed back, and nothing else. Returns how many.
+    @discardableResult
+    public func collectRetired() -> Int {
         var freed = 0
         for k in 0..<shared.pointee.retiredCount {
             if let raw = shared.pointee.retired[k].exchange(nil, ordering: .acquiring) {

@@ -36,7 +36,7 @@ public final class RenderPlan {
     /// True when a filter new to the plan it continues was left out of a cascade so it could
     /// fade in alone. The same document compiled again (continuing this plan) fuses it, and
     /// only then does the plan equal a fresh compile of its document sample for sample
-    /// (``LiveEngine/collectRetired()`` does that once the fade-in is over).
+    /// (``LiveEngine/performHousekeeping()`` does that once the fade-in is over).
     package let hasUnfusedNewcomers: Bool
     /// Shared node states this plan renders (meters, shifters, players, plugins), by key: held
     /// here so they live as long as any plan that renders them.
