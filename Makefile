@@ -15,7 +15,7 @@ BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps bench-deps build test demo presets check-presets clean help benchmark bench-compare rtsan tsan embed-check
+.PHONY: all deps bench-deps build test demo presets check-presets clean help benchmark bench-compare rtsan tsan embed-check docs-check
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -31,6 +31,7 @@ help:
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 	@echo "make embed-check   a dependent package built in debug and release from a fresh clone (part of make test)"
+	@echo "make docs-check    the DocC catalogs generated with warnings as errors (part of make test)"
 
 ## Install whatever Debian packages are missing (needs root or sudo).
 define install_missing
@@ -93,11 +94,16 @@ embed-check: deps
 	@set -eo pipefail; d=$$(mktemp -d); git clone -q "$(CURDIR)" $$d/Timbre; cp -r $$d/Timbre/Examples/Embedding $$d/App; cd $$d/App; \
 	  export TIMBRE_PATH=$$d/Timbre; start=$$(date +%s); $(SWIFT) build 2>&1 | tail -1; \
 	  echo "dependent package, plain swift build (debug) from a fresh clone: $$(( $$(date +%s) - start )) s"; \
-	  .build/debug/EmbeddingExample $$d/debug.f32; \
+	  .build/debug/EmbeddingExample $$d/debug.f32; $(SWIFT) test 2>&1 | tail -1; \
 	  $(SWIFT) build -c release 2>&1 | tail -1; .build/release/EmbeddingExample $$d/release.f32; \
 	  python3 "$(CURDIR)/scripts/compare-f32.py" $$d/debug.f32 $$d/release.f32; rm -rf $$d
 
-test: build check-presets rtsan tsan embed-check
+## The DocC catalogs (one per public module): generated with warnings as errors, so a broken
+## symbol link or a missing article fails the run.
+docs-check: deps
+	$(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins,--target $(m)) 2>&1 | tail -7
+
+test: build check-presets rtsan tsan embed-check docs-check
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip LiveJackTests 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	@echo "JACK tests (a real jackd, run after the others so CPU load does not disturb its timing):"
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}

@@ -13,6 +13,8 @@ let package = Package(
         .executableTarget(name: "EmbeddingExample", dependencies: [
             .product(name: "TimbreEngine", package: "Timbre"),
             .product(name: "TimbreDSP", package: "Timbre"),
+            .product(name: "TimbreFile", package: "Timbre"),
         ]),
+        .testTarget(name: "EmbeddingTests", dependencies: [.product(name: "TimbreEngine", package: "Timbre")]),
     ]
 )

@@ -2,7 +2,7 @@ import Foundation
 import TimbreEngine
 
 /// A live-control command, from a stdin line (`set eq.bands[2].gain 3`) or an OSC message
-/// (`/timbre/set`). Parsing checks the grammar and the numbers; the ``PresetDocumentEditor``
+/// (`/timbre/set`). Parsing checks the grammar and the numbers; the `PresetDocumentEditor`
 /// checks ids and parameters, and the preset decoder checks ranges.
 public enum ControlCommand: Equatable, Sendable {
     case set(address: String, value: Double)

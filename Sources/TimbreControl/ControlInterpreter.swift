@@ -1,11 +1,11 @@
 import Foundation
 import TimbreEngine
 
-/// Applies control input to a ``LiveEngine``: the one place that turns a stdin line or an
+/// Applies control input to a `LiveEngine`: the one place that turns a stdin line or an
 /// OSC datagram into an edit, a preset load or a status reply. Hosts stay thin: they feed
 /// it items and print what comes back.
 ///
-/// Every edit goes through ``PresetDocumentEditor`` and the strict preset decoder; a
+/// Every edit goes through `PresetDocumentEditor` and the strict preset decoder; a
 /// rejected item changes nothing.
 public final class ControlInterpreter {
     public enum Reply: Equatable, Sendable {

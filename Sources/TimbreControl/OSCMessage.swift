@@ -21,7 +21,7 @@ public struct OSCMessage: Equatable, Sendable {
 
     public init(address: String, arguments: [Argument]) { self.address = address; self.arguments = arguments }
 
-    /// Decodes one message (not a bundle; see ``OSCPacket/parse(_:)`` for datagrams).
+    /// Decodes one message (not a bundle; see `OSCPacket/parse(_:)` for datagrams).
     public static func parse(_ data: Data) throws(ControlError) -> OSCMessage {
         guard case .message(let m) = try OSCPacket.parse(data) else { throw ControlError("OSC: expected a message, got a bundle") }
         return m

@@ -176,7 +176,7 @@ public enum RenderError: Error, CustomStringConvertible {
     }
 }
 
-/// The file pump: reads blocks with libsndfile, renders them through a ``RenderPlan`` and
+/// The file pump: reads blocks with libsndfile, renders them through a `RenderPlan` and
 /// writes them atomically. Memory is constant in the file length (one block per channel).
 public enum OfflineRenderer {
     /// Chooses the output format (explicit, else from the extension) and encoding (explicit,

@@ -9,7 +9,7 @@ extension SoundFileWriter {
 }
 
 extension SoundFileReader {
-    /// Reads up to the buffer's capacity; its ``PlanarBuffer/frameCount`` becomes the frames
+    /// Reads up to the buffer's capacity; its `PlanarBuffer/frameCount` becomes the frames
     /// read (0 at the end of the file), which it returns.
     @discardableResult
     public func read(into buffer: PlanarBuffer) throws(AudioFileError) -> Int {

@@ -26,7 +26,7 @@ struct JackProcessContext {
     let cycleExit: (@convention(c) () -> Void)?
 }
 
-/// Runs a ``LiveEngine`` inside a JACK client: renders in the process callback directly on
+/// Runs a `LiveEngine` inside a JACK client: renders in the process callback directly on
 /// JACK's port buffers, sets FTZ/DAZ in the thread-init callback, and turns JACK's
 /// notifications (buffer size, sample rate, xruns, connections, shutdown) into events the
 /// control thread reads with ``pollEvents()``.

@@ -3,7 +3,7 @@ import CTimbrePlugins
 import Foundation
 import TimbreEngine
 
-/// Timbre's LV2 and LADSPA host: what is installed, and the ``PluginLoader`` a renderer or a
+/// Timbre's LV2 and LADSPA host: what is installed, and the `PluginLoader` a renderer or a
 /// live engine passes to the plans it compiles so `plugin` nodes load.
 ///
 /// Channels: a plugin with as many audio inputs as outputs runs on a node's channels in groups
@@ -11,7 +11,7 @@ import TimbreEngine
 /// plugin on four channels as two); a mono-in, stereo-out plugin turns a mono chain stereo.
 /// Anything else is a preset error naming the plugin's port counts.
 public enum PluginHost {
-    /// The loader for ``TimbreEngine/LiveEngine`` and offline renders.
+    /// The loader for `TimbreEngine/LiveEngine` and offline renders.
     public static let loader = PluginLoader(
         make: { spec, path, channels, rate, block throws(PresetError) in try load(spec, path: path, channels: channels, sampleRate: rate, maxBlockFrames: block) },
         latency: { spec, path, rate, block throws(PresetError) in try latency(spec, path: path, sampleRate: rate, maxBlockFrames: block) })

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every Swift listing in the README and `docs/` is compiled: each of its code lines is a line
+/// Every Swift listing in the README, `docs/` and the DocC articles is compiled: each of its code lines is a line
 /// of an example program that the build compiles (`Examples/`, including the dependent package
 /// `Examples/Embedding`), so a renamed API breaks the build of the example, not a reader.
 @Suite struct ListingTests {
@@ -27,9 +27,13 @@ import Testing
             ((try? String(contentsOf: url, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         })
         #expect(compiled.count > 100, "examples found")
+        let catalogs = ((try? FileManager.default.contentsOfDirectory(at: Self.root.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)) ?? [])
+            .flatMap { module in ((try? FileManager.default.contentsOfDirectory(at: module, includingPropertiesForKeys: nil)) ?? []).filter { $0.pathExtension == "docc" } }
         let docs = [Self.root.appendingPathComponent("README.md")]
-            + ((try? FileManager.default.contentsOfDirectory(at: Self.root.appendingPathComponent("docs"), includingPropertiesForKeys: nil)) ?? [])
-                .filter { $0.pathExtension == "md" }
+            + ([Self.root.appendingPathComponent("docs")] + catalogs).flatMap { folder in
+                ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []).filter { $0.pathExtension == "md" }
+            }
+        #expect(catalogs.count == 6, "a DocC catalog per public module: \(catalogs.map(\.lastPathComponent))")
         var checked = 0
         for doc in docs {
             for block in Self.listings(doc) {
@@ -39,6 +43,6 @@ import Testing
                 }
             }
         }
-        #expect(checked >= 10, "README's library listing checked")
+        #expect(checked >= 40, "the README's, docs' and DocC articles' listings checked: \(checked) lines")
     }
 }

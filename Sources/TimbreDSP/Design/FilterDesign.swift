@@ -16,15 +16,15 @@ public enum FilterType: String, Sendable, CaseIterable, Codable, Hashable {
 ///
 /// | type | `.matched` | `.bilinear` |
 /// |---|---|---|
-/// | peak, low/high shelf | best of ``MatchedDesign/threePoint(_:omega0:matchOmega:)``, ``MatchedDesign/refinedFit(_:omega0:sampleRate:correction:pinOmega0:wholeBand:)``, RBJ, and ``MatchedDesign/freeFit(_:omega0:sampleRate:correction:pinOmega0:wholeBand:iterations:)`` when those leave > 0.1 dB | RBJ |
-/// | high-pass | ``MatchedDesign/highPass(q:omega0:)`` or RBJ per section, whichever is closer | RBJ |
+/// | peak, low/high shelf | best of `MatchedDesign/threePoint(_:omega0:matchOmega:)`, `MatchedDesign/refinedFit(_:omega0:sampleRate:correction:pinOmega0:wholeBand:)`, RBJ, and `MatchedDesign/freeFit(_:omega0:sampleRate:correction:pinOmega0:wholeBand:iterations:)` when those leave > 0.1 dB | RBJ |
+/// | high-pass | `MatchedDesign/highPass(q:omega0:)` or RBJ per section, whichever is closer | RBJ |
 /// | low-pass | best of three-point, refined fit, RBJ per section, with cascade correction | RBJ |
 /// | notch, band-pass, all-pass | **RBJ** (centre exact by pre-warping, no gain to cramp) | RBJ |
 public enum DesignMethod: String, Sendable, CaseIterable, Codable {
-    /// Matched to the analog magnitude up to Nyquist (``MatchedDesign``). Default.
+    /// Matched to the analog magnitude up to Nyquist (`MatchedDesign`). Default.
     /// Notch, band-pass and all-pass use the RBJ design here too (see the table above).
     case matched
-    /// RBJ cookbook bilinear transform (``BilinearDesign``): exact at f0, cramped near Nyquist.
+    /// RBJ cookbook bilinear transform (`BilinearDesign`): exact at f0, cramped near Nyquist.
     case bilinear
 }
 

@@ -155,7 +155,7 @@ public struct BiquadCascade {
         }
     }
 
-    /// The kernel ``process(_:frameCount:)`` runs on this CPU (`TIMBRE_NO_AVX2=1` forces `.portable`).
+    /// The kernel `process(_:frameCount:)` runs on this CPU (`TIMBRE_NO_AVX2=1` forces `.portable`).
     public static var kernel: Kernel { Kernel(rawValue: timbre_cascade_kernel()) ?? .portable }
 
     /// The kernels this CPU can run, whatever was chosen (tests compare them all).
@@ -164,7 +164,7 @@ public struct BiquadCascade {
         return Kernel.allCases.filter { timbre_cascade_process_with($0.rawValue, &coefficient, &state, 0, nil, 0, 0) != 0 }
     }
 
-    /// ``process(_:frameCount:)`` with the given kernel whatever was chosen (for tests and
+    /// `process(_:frameCount:)` with the given kernel whatever was chosen (for tests and
     /// benchmarks; one of ``availableKernels``).
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, kernel: Kernel) {
         if sectionCount == 0 || frameCount == 0 { return }

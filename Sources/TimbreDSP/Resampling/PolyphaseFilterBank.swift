@@ -9,7 +9,7 @@ import Foundation
 /// ```
 /// y[n] = Σₖ x[i − K/2 + 1 + k] · g(p/L + K/2 − 1 − k),   k = 0 … K−1,
 /// ```
-/// g the ``WindowedSincLowpass`` (Oppenheim & Schafer §4.6 for polyphase interpolation). Each
+/// g the `WindowedSincLowpass` (Oppenheim & Schafer §4.6 for polyphase interpolation). Each
 /// phase is scaled to unity gain at DC, so a constant converts exactly.
 ///
 /// Taps are stored phase-major, `tapsPerPhase` per phase (padded with zeros to a multiple of

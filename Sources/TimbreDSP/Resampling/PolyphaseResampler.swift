@@ -9,8 +9,8 @@ import CTimbreSupport
 ///
 /// The caller asks how many input frames the next `n` output frames need
 /// (``inputFramesNeeded(forOutputFrames:)``), fetches exactly that many from its source and
-/// hands both to ``process(input:inputFrames:output:outputFrames:)``, which produces exactly
-/// `n` frames. Nothing is allocated after `init`; ``process`` is `@_noLocks`.
+/// hands both to `process(input:inputFrames:output:outputFrames:)`, which produces exactly
+/// `n` frames. Nothing is allocated after `init`; `process` is `@_noLocks`.
 ///
 /// Alignment: output frame n is the input signal at time n·M/L (input frames), so output 0
 /// is input 0 and a file converts without delay — the ``latencyInputFrames`` are lookahead
@@ -52,7 +52,7 @@ public struct PolyphaseResampler {
     }
 
     /// A converter producing `ratio.upsampling` output frames per `ratio.downsampling` input
-    /// frames, at most `maximumOutputFrames` per ``process`` call.
+    /// frames, at most `maximumOutputFrames` per `process` call.
     public init?(ratio: RationalRatio, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int) {
         guard channelCount >= 1, maximumOutputFrames >= 1,
               let bank = PolyphaseFilterBank(ratio: ratio, quality: quality) else { return nil }
@@ -86,7 +86,7 @@ public struct PolyphaseResampler {
         (maximumOutputFrames * ratio.downsampling + ratio.upsampling - 1) / ratio.upsampling + bank.halfLength + 2
     }
 
-    /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
+    /// Input frames `process` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

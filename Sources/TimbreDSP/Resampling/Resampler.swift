@@ -10,12 +10,12 @@
 /// `engine: .polyphase` asks for it outright (the high-quality filter with low latency).
 /// The caller asks how many input frames the next `n` output frames need
 /// (``inputFramesNeeded(forOutputFrames:)``, at most ``maximumInputFrames``), fetches exactly
-/// that many and hands both to ``process(input:inputFrames:output:outputFrames:)``, which
+/// that many and hands both to `process(input:inputFrames:output:outputFrames:)`, which
 /// produces exactly `n` frames. Output frame n is the input at time n·M/L, so output 0 is
 /// input 0 and a file converts without delay; a signal of N frames has ⌈N·L/M⌉ frames
 /// (``outputFrames(forInputFrames:)``), the tail flushed with zeros the caller supplies. The
 /// result does not depend on how the stream is split into calls. Nothing is allocated after
-/// `init`; ``process`` is `@_noLocks`.
+/// `init`; `process` is `@_noLocks`.
 ///
 /// ```swift
 /// let resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, maximumOutputFrames: 1024)!
@@ -53,7 +53,7 @@ public struct Resampler {
     }
 
     /// A converter producing `ratio.upsampling` output frames per `ratio.downsampling` input
-    /// frames, at most `maximumOutputFrames` per ``process`` call. `engine` nil takes the
+    /// frames, at most `maximumOutputFrames` per `process` call. `engine` nil takes the
     /// quality's own (`high`: spectral, `fast`: polyphase); `.polyphase` with `.high` gives the
     /// high-quality filter with low latency for live paths.
     public init?(ratio: RationalRatio, channelCount: Int, quality: ResamplerQuality = .high, maximumOutputFrames: Int,
@@ -117,7 +117,7 @@ public struct Resampler {
     /// Output frames a signal of `inputFrames` frames converts to: ⌈N·L/M⌉.
     public func outputFrames(forInputFrames n: Int64) -> Int64 { ratio.outputFrames(forInputFrames: n) }
 
-    /// Input frames ``process`` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
+    /// Input frames `process` needs with the next `outputFrames` output frames (0 … `maximumOutputFrames`).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

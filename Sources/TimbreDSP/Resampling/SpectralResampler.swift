@@ -5,7 +5,7 @@ import CTimbreSupport
 /// blocks in Double precision (FFTW), the same filter as the polyphase engine at about a
 /// fifth of its cost per frame.
 ///
-/// Output frame n is y(n·M/L), y(t) = Σₘ x[m]·g(t − m), g the ``WindowedSincLowpass``.
+/// Output frame n is y(n·M/L), y(t) = Σₘ x[m]·g(t − m), g the `WindowedSincLowpass`.
 /// Per block of N_in = M·q input frames (``SpectralBlockLayout``):
 ///
 /// ```
@@ -25,9 +25,9 @@ import CTimbreSupport
 /// Blocks sit at absolute input positions, so the output does not depend on how the stream
 /// is split into calls, and the plans are FFTW_ESTIMATE plans, the same in every process.
 /// Pull model as ``PolyphaseResampler``: ``inputFramesNeeded(forOutputFrames:)``, then
-/// ``process(input:inputFrames:output:outputFrames:)``; the output is aligned (output 0 is
+/// `process(input:inputFrames:output:outputFrames:)`; the output is aligned (output 0 is
 /// input 0) and the first call needs ``latencyInputFrames`` of lookahead. Nothing is
-/// allocated after `init`; ``process`` runs two FFTW executions per channel pair per block.
+/// allocated after `init`; `process` runs two FFTW executions per channel pair per block.
 public struct SpectralResampler {
     public let ratio: RationalRatio
     public let channelCount: Int
@@ -115,7 +115,7 @@ public struct SpectralResampler {
         state[2] = 0
     }
 
-    /// Input frames ``process`` needs with the next `outputFrames` output frames: 0 while the
+    /// Input frames `process` needs with the next `outputFrames` output frames: 0 while the
     /// last block's outputs last, then whole hops (the first block also its lookahead).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

@@ -112,7 +112,7 @@ public struct VariableResampler {
         stepState[1] = t; stepState[2] = t; stepState[3] = 0
     }
 
-    /// Input frames ``process`` needs with the next `outputFrames` output frames.
+    /// Input frames `process` needs with the next `outputFrames` output frames.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

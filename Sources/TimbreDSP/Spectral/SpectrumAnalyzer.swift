@@ -9,7 +9,7 @@ import Foundation
 /// with time constant ``averagingSeconds`` (α = 1 − e^(−hop / (τ·fs)); 0 means no smoothing,
 /// `.infinity` a plain mean of all frames). Frame n uses max(α, 1/n), so the average starts
 /// as a running mean instead of leaning on the first frame. A peak hold keeps each bin's maximum. Frames are aligned to absolute sample positions,
-/// so results never depend on the block sizes fed to ``process(_:frameCount:)``.
+/// so results never depend on the block sizes fed to `process(_:frameCount:)`.
 ///
 /// Scaling, so that a full-scale sine reads 0 dBFS at its peak (window gain corrected):
 ///
@@ -27,7 +27,7 @@ import Foundation
 /// parabola's vertex, except with the flat-top window, whose crest is flat by design (< 0.01 dB
 /// scalloping), so its peak bin is read as it is.
 ///
-/// Plans and buffers are made in `init` (FFTW planning allocates); ``process(_:frameCount:)``
+/// Plans and buffers are made in `init` (FFTW planning allocates); `process(_:frameCount:)`
 /// only copies, executes plans and accumulates, in fixed memory. A value over raw memory (so
 /// a `spectrum` node can run it on the audio thread without reference counting), freed once
 /// by ``deallocate()``; ``SpectrumAnalyzer`` owns one for callers that prefer a class.

@@ -14,7 +14,7 @@ import Foundation
 ///   a steady tone comes out as a steady tone, on analysis bins or between them.
 /// - **Stereo coherence**: peaks and rotations come from the sum of the channels and are applied
 ///   to every channel, so inter-channel phase differences (the stereo image) are kept per bin.
-/// - **Attacks**: an ``OnsetDetector`` marks attacks three windows ahead; every frame whose window
+/// - **Attacks**: an `OnsetDetector` marks attacks three windows ahead; every frame whose window
 ///   holds one is copied unstretched (`Ha = hop`, phases as analysed: a "phase reset"), so the
 ///   attack is reproduced as it was and no stretched frame smears it ahead of itself. The frames
 ///   before steer (Ha between ½ and 2× its nominal value) so that the copied stretch puts the
@@ -116,7 +116,7 @@ public struct TimeStretcher {
     /// frames below ``scheduledFrames``; the last 1024 frames are remembered.
     public func nominalHop(afterFrame j: Int) -> Double { storage.schedule[j & (TimeStretcher.scheduleCapacity - 1)] }
 
-    /// Frames whose following analysis hop is known: ``analysisHop(afterFrame:)`` holds for
+    /// Frames whose following analysis hop is known: `analysisHop(afterFrame:)` holds for
     /// frames below this.
     public var scheduledFrames: Int { storage.frameIndex }
 

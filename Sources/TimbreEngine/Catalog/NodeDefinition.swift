@@ -3,7 +3,7 @@ import TimbreDSP
 /// Everything the engine knows about one node kind, in one place: its JSON `type` names, how
 /// its keys are decoded, validated and encoded, how it is lowered into render kernels (with its
 /// latency and the state it shares across plans), its one-line summary and its frequency
-/// response. Each kind is one file in `Nodes/` plus one line in ``NodeCatalog/definitions``.
+/// response. Each kind is one file in `Nodes/` plus one line in `NodeCatalog/definitions`.
 package protocol NodeDefinition: Sendable {
     associatedtype Parameters: NodeParameters
     /// The JSON `type` values this kind decodes (`"highpass"`, `"peak"`, … for filters).

@@ -1,7 +1,7 @@
-/// The settings of one node kind, as a preset holds them (``FilterDesign`` for the filters,
+/// The settings of one node kind, as a preset holds them (`FilterDesign` for the filters,
 /// ``EQSettings``, ``GainSettings``, ``PanSettings``, ``PitchSettings``, ``AnalysisSettings``,
 /// ``PluginSpec``). Each kind's file in `Nodes/` defines its type and registers it in
-/// ``NodeCatalog``.
+/// `NodeCatalog`.
 public protocol NodeParameters: Sendable, Equatable {}
 
 extension NodeParameters {

@@ -1,8 +1,8 @@
 import TimbreDSP
 
 // `pitch`: a pitch shift at unchanged speed (semitones + cents / 100, ±24), with a fixed
-// latency (``PitchShifter/latencyFrames(sampleRate:)``). Its shifter is shared state
-// (``PitchState``): a live `set <id>.semitones` glides from the pitch in effect.
+// latency (`PitchShifter/latencyFrames(sampleRate:)`). Its shifter is shared state
+// (`PitchState`): a live `set <id>.semitones` glides from the pitch in effect.
 
 /// The settings of a `pitch` node.
 public struct PitchSettings: NodeParameters {
@@ -12,7 +12,7 @@ public struct PitchSettings: NodeParameters {
 }
 
 extension NodeKind {
-    /// A pitch shift at unchanged speed, in semitones, with a fixed latency (``PitchShifter``).
+    /// A pitch shift at unchanged speed, in semitones, with a fixed latency (`PitchShifter`).
     public static func pitch(semitones: Double) -> NodeKind { NodeKind(PitchSettings(semitones: semitones)) }
 }
 

@@ -1,7 +1,7 @@
 import TimbreDSP
 
 /// Stage 1 of compiling a plan: lays the preset out on work channels and lowers every node
-/// through its kind (``NodeCatalog``), in render order.
+/// through its kind (`NodeCatalog`), in render order.
 ///
 /// Work channels: a chain runs on the inputs; a graph uses
 /// `[inputs][channel buses, 2 each][group buses][master bus]`:

@@ -10,9 +10,9 @@ public protocol PlayerStreamControl: AnyObject {
 }
 
 /// One `player` channel's stream, owned by the control side and shared by every plan that
-/// continues the channel (like ``PitchState``), so an edit elsewhere never restarts playback.
+/// continues the channel (like `PitchState`), so an edit elsewhere never restarts playback.
 /// The host that reads files (TimbreFile's `PlayerFeeder`) creates it, keeps the ring filled
-/// and marks the end of the stream; the render side only reads (``PlayerKernel``).
+/// and marks the end of the stream; the render side only reads (`PlayerKernel`).
 public final class PlayerState: @unchecked Sendable {
     /// The settings (control thread; `rate`, `rateMode` and `loops` change live).
     public internal(set) var spec: PlayerSpec

@@ -134,6 +134,11 @@ public final class LiveEngine: @unchecked Sendable {
         try publish(p, document: newDocument)
     }
 
+    /// Replaces the whole preset with one built in code: compiled on this thread, then swapped in
+    /// at the next block with a crossfade, continuing the state of nodes that keep their ids
+    /// (as ``load(document:)``). On error nothing changes.
+    public func load(_ preset: Preset) throws(PresetError) { try load(document: PresetEncoder.encode(preset)) }
+
     /// Recompiles for a new sample rate (JACK's sample-rate callback).
     public func setSampleRate(_ rate: Double) throws(PresetError) {
         sampleRate = rate
@@ -155,7 +160,7 @@ public final class LiveEngine: @unchecked Sendable {
         document = newDocument
     }
 
-    /// Where ``fuseNewcomersWhenFaded()`` stands: the frame count at which the audio thread was
+    /// Where `fuseNewcomersWhenFaded()` stands: the frame count at which the audio thread was
     /// first seen on a plan with unfused newcomers.
     var newcomersAdoptedAt: Int?
 
@@ -183,14 +188,14 @@ public final class LiveEngine: @unchecked Sendable {
     public struct Housekeeping: Sendable, Equatable {
         /// Plans the audio thread had handed back, now freed.
         public var freedPlans: Int
-        /// True when a plan fusing filters inserted live was published (``fuseNewcomersWhenFaded()``).
+        /// True when a plan fusing filters inserted live was published (`fuseNewcomersWhenFaded()`).
         public var publishedFusedPlan: Bool
     }
 
     /// The control thread's housekeeping, for every host's control loop (a few times a second
     /// or more): frees the plans the audio thread has handed back (``collectRetired()``) and,
     /// once filters inserted live have faded in, publishes the plan that fuses them with their
-    /// neighbours (``fuseNewcomersWhenFaded()``).
+    /// neighbours (`fuseNewcomersWhenFaded()`).
     @discardableResult
     public func performHousekeeping() -> Housekeeping {
         let freed = collectRetired()
@@ -222,7 +227,12 @@ public final class LiveEngine: @unchecked Sendable {
     /// The `plugin` nodes of the plans alive, by node key.
     public var pluginStates: [String: PluginState] { registry.states(of: PluginState.self) }
 
-    /// The newest values of the `meter` and `loudness` nodes of the most recent plan, by node key.
+    /// The newest readings of the `meter`, `loudness` and `spectrum` nodes of the most recent
+    /// plan, by node key: read from wait-free snapshots the audio thread publishes, from any
+    /// thread but the audio thread.
+    public var readings: [String: AnalysisReading] { plan.readings }
+
+    /// ``readings`` as JSON (what `timbre live`'s `meters` command prints).
     public var meters: JSONValue { plan.meters }
 
     /// Plans alive on the control side (current, fading, pending, not yet collected).

@@ -1,9 +1,9 @@
 import TimbreDSP
 
-/// The render side of a `pitch` node: a ``PitchShifter`` shared by the plans that continue the
+/// The render side of a `pitch` node: a `PitchShifter` shared by the plans that continue the
 /// node, run once per block whichever plan gets there first (``BlockReplay``): during a
 /// crossfade the current plan shifts the block and the fading plan replays it.
-/// Raw memory only (copied freely, never reference-counted); owned by ``PitchState``.
+/// Raw memory only (copied freely, never reference-counted); owned by `PitchState`.
 package struct PitchKernel {
     let handle: PitchShifter.RenderHandle
     package let latencyFrames: Int

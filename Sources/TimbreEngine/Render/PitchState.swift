@@ -1,6 +1,6 @@
 import TimbreDSP
 
-/// The running ``PitchShifter`` of one `pitch` node, owned by the control side and shared by
+/// The running `PitchShifter` of one `pitch` node, owned by the control side and shared by
 /// every plan that continues the node (same key, channel count, rate and block size), so
 /// `set <id>.semitones` glides from the pitch in effect instead of restarting the shifter and
 /// its latency. Freed when the last plan holding it is.

@@ -1,7 +1,7 @@
 import TimbreDSP
 
 extension RenderPlan {
-    /// Renders all of `input`'s frames into `output` (its ``PlanarBuffer/frameCount`` becomes
+    /// Renders all of `input`'s frames into `output` (its `PlanarBuffer/frameCount` becomes
     /// the input's). `input` has ``RenderFormat/inputChannelCount`` channels, `output` at least
     /// ``outputChannelCount`` and room for the frames. Returns the number of blocks output as
     /// silence because NaN or infinity reached the output.

@@ -4,8 +4,8 @@
 //
 //   swift run EmbeddingExample out.f32
 import Foundation
-import TimbreDSP
 import TimbreEngine
+import TimbreFile
 
 // A voice chain, built in code.
 let preset = Preset(name: "voice", form: .chain([
@@ -39,6 +39,7 @@ let live = PlanarBuffer(channelCount: 2, capacity: frames)
 let ins = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 2)
 let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
 defer { ins.deallocate(); outs.deallocate() }
+DenormalGuard.enable()  // FTZ/DAZ: once, on the thread that renders
 var done = 0
 while done < frames {  // what a host's callback does, 256 frames at a time
     let n = min(256, frames - done)
@@ -49,9 +50,28 @@ while done < frames {  // what a host's callback does, 256 frames at a time
 let same = (0..<2).allSatisfy { output.samples(channel: $0) == live.samples(channel: $0) }
 print("real-time callback output \(same ? "equals" : "DIFFERS FROM") the buffer render")
 
+// 3. A plan swap while the stream runs: compiled on this thread, crossfaded in at the next
+//    block; the control loop frees the plans the audio thread hands back.
+try engine.load(showPreset())
+for c in 0..<2 { ins[c] = UnsafePointer(input[c].baseAddress!); outs[c] = live[c].baseAddress! }
+renderer.render(input: ins, output: outs, frameCount: 256)
+engine.performHousekeeping()
+
+// 4. A file through the same preset (TimbreFile).
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-embedding-\(getpid())").path
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: folder) }
+let writer = try SoundFileWriter(path: folder + "/in.wav", format: .wav, encoding: .float, sampleRate: 48000, channelCount: 2, dither: false)
+try writer.write(input)
+try writer.commit()
+let summary = try renderFile(folder + "/in.wav", to: folder + "/out.wav", through: preset)
+let file = try SoundFileReader(path: folder + "/out.wav").readAll()
+let fileSame = file == output.channels
+print("file render \(fileSame ? "equals" : "DIFFERS FROM") the buffer render (\(summary.frames) frames)")
+
 if let path = CommandLine.arguments.dropFirst().first {
     var bytes = Data()
     for c in 0..<output.channelCount { output.samples(channel: c).withUnsafeBufferPointer { bytes.append(Data(buffer: $0)) } }
     try bytes.write(to: URL(fileURLWithPath: path))
 }
-if !same { exit(1) }
+if !same || !fileSame { exit(1) }
