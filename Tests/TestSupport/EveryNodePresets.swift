@@ -14,7 +14,9 @@ public enum EveryNodePresets {
       {"type": "bandpass", "id": "bp", "frequency": 500, "q": 0.3}, {"type": "allpass", "id": "ap", "frequency": 2000},
       {"type": "eq", "id": "eq", "bands": [{"gain": 2}, {"gain": -2}]}, {"type": "meter", "id": "m"}, {"type": "gain", "id": "g", "volume": 0.8},
       {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}, {"type": "spectrum", "id": "spec", "fftSize": 1024},
-      {"type": "pitch", "id": "pitch", "semitones": 3, "cents": 10}
+      {"type": "pitch", "id": "pitch", "semitones": 3, "cents": 10},
+      {"type": "compressor", "id": "comp", "threshold": -30, "ratio": 3, "detector": "rms", "window": 5, "lookahead": 1, "link": 50},
+      {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1}
     ]}
     """
 
@@ -30,7 +32,8 @@ public enum EveryNodePresets {
       ],
       "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
       "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1},
-                           {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"}], "volume": 0.95}
+                           {"type": "compressor", "id": "mcomp", "threshold": -24, "makeup": "auto"},
+                           {"type": "limiter", "id": "mlim", "ceiling": -2}, {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"}], "volume": 0.95}
     }}
     """
 
@@ -73,7 +76,8 @@ public enum EveryNodePresets {
             switch k % 7 {
             case 0: commands = [.set(address: "eq.bands[\(k % 2)].gain", value: Double(k % 9) - 4)]
             case 1: commands = [.set(address: "g.volume", value: Double(k % 10) / 10)]
-            case 2: commands = [.bypass(node: "pk", on: k % 4 == 2)]
+            case 2: commands = [.bypass(node: "pk", on: k % 4 == 2), .set(address: "comp.threshold", value: Double(-(k % 40))),
+                                .set(address: "lim.ceiling", value: Double(-(k % 6)))]
             case 3: commands = [.insert(position: 0, node: .object(["type": .string("gain"), "id": .string("extra"), "gain": .number(-1)]))]
             case 4: commands = engine.preset.allIDs.contains("extra") ? [.remove(node: "extra")] : []
             case 5: commands = [.set(address: "pitch.semitones", value: Double(k % 25) - 12)]

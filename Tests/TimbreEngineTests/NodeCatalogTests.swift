@@ -25,6 +25,9 @@ import TimbreEngine
         "loudness": #"{"type": "loudness"}"#,
         "spectrum": #"{"type": "spectrum", "fftSize": 2048, "window": "flattop", "averaging": 1}"#,
         "plugin": #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -6}, "preset": "x"}"#,
+        "compressor": #"{"type": "compressor", "threshold": -18, "ratio": "inf", "knee": 4, "attack": 5, "release": 80, "makeup": "auto", "detector": "rms", "window": 20, "link": 60, "lookahead": 3, "sidechain": {"highpass": 150}}"#,
+        "deesser": #"{"type": "deesser", "threshold": -35, "sidechain": {"band": [5000, 9000]}}"#,
+        "limiter": #"{"type": "limiter", "ceiling": -1.5, "release": 50, "lookahead": 5, "link": 80}"#,
     ]
 
     static func decode(_ node: String, id: String = "n") throws -> Preset {

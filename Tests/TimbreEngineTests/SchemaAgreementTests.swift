@@ -42,6 +42,33 @@ import TimbreEngine
         #expect(Self.object("eqNode", "properties", "bands")["maxItems"] as? Int == ParameterRanges.maxEQBands)
     }
 
+    /// The dynamics nodes' ranges and defaults: schema, decoder ranges and settings defaults.
+    @Test func dynamicsAgree() throws {
+        let c = Self.object("compressorNode", "properties"), l = Self.object("limiterNode", "properties")
+        func r(_ o: [String: Any], _ key: String) -> ClosedRange<Double>? {
+            let p = o[key] as? [String: Any] ?? [:]
+            return Self.range(p) ?? ((p["oneOf"] as? [[String: Any]])?.first).flatMap(Self.range)
+        }
+        #expect(r(c, "threshold") == CompressorNode.Range.threshold && r(c, "ratio") == CompressorNode.Range.ratio)
+        #expect(r(c, "knee") == CompressorNode.Range.knee && r(c, "attack") == CompressorNode.Range.attack && r(c, "release") == CompressorNode.Range.release)
+        #expect(r(c, "makeup") == CompressorNode.Range.makeup && r(c, "window") == CompressorNode.Range.window)
+        #expect(r(c, "link") == CompressorNode.Range.link && r(c, "lookahead") == CompressorNode.Range.lookahead)
+        #expect(r(l, "ceiling") == LimiterNode.Range.ceiling && r(l, "release") == LimiterNode.Range.release)
+        #expect(r(l, "lookahead") == LimiterNode.Range.lookahead && r(l, "link") == LimiterNode.Range.link)
+        let p = try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "compressor"}, {"type": "limiter"}]}"#.utf8))
+        guard let comp = p.allNodes[0].kind.settings(as: CompressorSettings.self), let lim = p.allNodes[1].kind.settings(as: LimiterSettings.self) else {
+            Issue.record("kinds"); return
+        }
+        func d(_ o: [String: Any], _ key: String) -> Double? {
+            let p = o[key] as? [String: Any] ?? [:]
+            return p["default"] as? Double ?? ((p["oneOf"] as? [[String: Any]])?.first?["default"] as? Double)
+        }
+        #expect(d(c, "threshold") == comp.thresholdDB && d(c, "ratio") == comp.ratio && d(c, "knee") == comp.kneeDB)
+        #expect(d(c, "attack") == comp.attackMs && d(c, "release") == comp.releaseMs && d(c, "makeup") == comp.makeupDB)
+        #expect(d(c, "link") == comp.linkPercent && d(c, "lookahead") == comp.lookaheadMs)
+        #expect(d(l, "ceiling") == lim.ceilingDB && d(l, "release") == lim.releaseMs && d(l, "lookahead") == lim.lookaheadMs && d(l, "link") == lim.linkPercent)
+    }
+
     @Test func defaultsAgree() throws {
         #expect(Self.object("passNode", "properties", "slope")["default"] as? Int == ParameterRanges.defaultSlope)
         #expect(Self.object("bellNode", "properties", "frequency")["default"] as? Double == ParameterRanges.defaultCenterHz)

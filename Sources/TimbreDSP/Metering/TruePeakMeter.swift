@@ -81,11 +81,13 @@ public struct TruePeakMeter {
     }
 
     /// Continues `other`'s measurement (same rate and channel count).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
     public func copyState(from other: TruePeakMeter) {
         guard other.channelCount == channelCount, other.oversampling == oversampling else { return }
-        history.update(from: other.history, count: channelCount * 2 * Self.tapsPerPhase)
-        cursors.update(from: other.cursors, count: channelCount)
-        peaks.update(from: other.peaks, count: channelCount)
+        for k in 0..<(channelCount * 2 * 16) { history[k] = other.history[k] }
+        for c in 0..<channelCount { cursors[c] = other.cursors[c]; peaks[c] = other.peaks[c] }
     }
 
     /// Feeds `frameCount` frames of planar `channels`. Allocation-free (the loop is C:
@@ -101,6 +103,37 @@ public struct TruePeakMeter {
             peaks[c] = _unsafePerformance {
                 timbre_true_peak_block(taps, history + c * 2 * n, cursors + c, channels[c], frameCount, peaks[c])
             }
+        }
+    }
+
+    /// Feeds `frameCount` frames like ``process(_:frameCount:)`` but writes, per channel and
+    /// frame n, the largest of |x[n]| and the interpolated values between frames n − 8 and
+    /// n − 7 (the interpolator's group delay) into `peaks[c · stride + n]`, for a limiter that
+    /// needs them frame by frame. Does not change ``peak``.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func framePeaks(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
+                           into peaks: UnsafeMutablePointer<Float>, stride: Int) {
+        let n = Self.tapsPerPhase, phases = oversampling
+        for c in 0..<channelCount {
+            let h = history + c * 2 * n, x = channels[c], out = peaks + c * stride
+            var at = cursors[c]
+            for i in 0..<frameCount {
+                let v = x[i]
+                h[at] = v; h[at + n] = v
+                at = at + 1 == n ? 0 : at + 1
+                let w = h + at
+                var m = abs(v)
+                for p in 0..<phases {
+                    var a: Float = 0, b: Float = 0
+                    var k = 0
+                    while k < n { a += taps[4 * k + p] * w[k]; b += taps[4 * k + 4 + p] * w[k + 1]; k += 2 }
+                    m = max(m, abs(a + b))
+                }
+                out[i] = m
+            }
+            cursors[c] = at
         }
     }
 

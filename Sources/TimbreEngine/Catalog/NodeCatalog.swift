@@ -13,6 +13,8 @@ package enum NodeCatalog {
         PitchNode.self,
         AnalysisNode.self,
         PluginNode.self,
+        CompressorNode.self,
+        LimiterNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

@@ -1,0 +1,177 @@
+import Foundation
+
+/// A feed-forward compressor: detector, static curve (``CompressorCurve``), gain smoothing,
+/// optional lookahead and key filter. Planar audio in place; `process` allocates nothing and
+/// takes no lock.
+///
+/// Per frame: the key (the input, or the input through ``Settings/keyFilter``: a de-esser keys
+/// on 4–10 kHz) gives each channel a level — its absolute value (peak detector) or the square
+/// root of its mean square over an exponential window (RMS detector) — in dB. Stereo link
+/// mixes each channel's level with the loudest channel's (`link` 1: one gain for all). The
+/// curve gives the target gain in dB, which is smoothed by a one-pole filter in dB, with the
+/// attack time constant while reduction grows and the release one while it shrinks: after a
+/// step, the gain covers 1 − 1/e of its change in dB after one time constant
+/// (α = exp(−1 / (τ·fs)), Giannoulis et al. 2012 §3.1, "smooth decoupled" detector in the log
+/// domain). The audio is delayed by the lookahead (reported as latency), so the gain starts
+/// moving before a transient arrives.
+public struct Compressor: @unchecked Sendable {
+    public enum Detector: Sendable, Equatable {
+        case peak
+        /// RMS over an exponential window of this many seconds (its time constant).
+        case rms(windowSeconds: Double)
+    }
+
+    public struct Settings: Sendable, Equatable {
+        public var curve: CompressorCurve
+        public var attackSeconds: Double
+        public var releaseSeconds: Double
+        /// Gain after compression, dB; nil: automatic (the gain the curve takes from a 0 dBFS
+        /// level, given back, so a full-scale signal stays at full scale).
+        public var makeupDB: Double?
+        public var detector: Detector
+        /// 0…1: 0 each channel its own gain, 1 one gain from the loudest channel.
+        public var link: Double
+        public var lookaheadSeconds: Double
+        /// Sections run on a copy of the input that only the detector hears (none: the input).
+        public var keyFilter: [BiquadCoefficients]
+
+        public init(curve: CompressorCurve, attackSeconds: Double = 0.01, releaseSeconds: Double = 0.1, makeupDB: Double? = 0,
+                    detector: Detector = .peak, link: Double = 1, lookaheadSeconds: Double = 0, keyFilter: [BiquadCoefficients] = []) {
+            self.curve = curve; self.attackSeconds = attackSeconds; self.releaseSeconds = releaseSeconds; self.makeupDB = makeupDB
+            self.detector = detector; self.link = link; self.lookaheadSeconds = lookaheadSeconds; self.keyFilter = keyFilter
+        }
+
+        /// The makeup gain applied, dB.
+        public var effectiveMakeupDB: Double { makeupDB ?? -curve.gainDB(0) }
+    }
+
+    public let settings: Settings
+    public let channelCount: Int
+    public let maximumBlockFrames: Int
+    /// Frames the audio is delayed by (the lookahead).
+    public let latencyFrames: Int
+    let attack: Double, release: Double, rmsCoefficient: Double, makeup: Double
+    // The settings the render loop reads (`settings` holds an array: reading it retains).
+    let curve: CompressorCurve, link: Double, isRMS: Bool
+    /// Per channel: [0] the smoothed gain in dB, [1] the detector's mean square.
+    let state: UnsafeMutablePointer<Double>
+    /// Per channel `maximumBlockFrames`: the key, then the gain per frame.
+    let scratch: UnsafeMutablePointer<Float>
+    let keyPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let keyCascade: BiquadCascade?
+    let delay: DelayLine?
+    /// [0] the gain reduction of the last block's last frame, dB (≤ 0), for meters.
+    let meter: UnsafeMutablePointer<Float>
+
+    public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
+        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
+        attack = Self.coefficient(settings.attackSeconds, sampleRate)
+        release = Self.coefficient(settings.releaseSeconds, sampleRate)
+        if case .rms(let w) = settings.detector { rmsCoefficient = Self.coefficient(w, sampleRate) } else { rmsCoefficient = 0 }
+        makeup = settings.effectiveMakeupDB
+        curve = settings.curve; link = settings.link; isRMS = settings.detector != .peak
+        latencyFrames = Int((settings.lookaheadSeconds * sampleRate).rounded())
+        state = .allocate(capacity: 2 * channelCount)
+        state.initialize(repeating: 0, count: 2 * channelCount)
+        scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
+        keyPointers = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { keyPointers[c] = scratch + c * maximumBlockFrames }
+        keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: channelCount)
+        delay = latencyFrames > 0 ? DelayLine(frames: latencyFrames, channelCount: channelCount) : nil
+        meter = .allocate(capacity: 1)
+        meter.initialize(to: 0)
+    }
+
+    /// The one-pole coefficient of time constant `seconds` (0: no smoothing).
+    static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
+
+    public func deallocate() {
+        state.deallocate(); scratch.deallocate(); keyPointers.deallocate(); meter.deallocate()
+        keyCascade?.deallocate(); delay?.deallocate()
+    }
+
+    /// The gain reduction at the end of the last block, dB (0 or negative; without makeup).
+    public var gainReductionDB: Float { meter.pointee }
+
+    /// Continues `previous`'s smoothed gains, detector and lookahead (a plan swap).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueFrom(_ previous: Compressor) {
+        let n = min(channelCount, previous.channelCount)
+        for k in 0..<(2 * n) { state[k] = previous.state[k] }
+        if let delay, let old = previous.delay, delay.frames == old.frames, delay.channelCount == old.channelCount { delay.copyState(from: old) }
+        if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
+            keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
+        }
+        meter.pointee = previous.meter.pointee
+    }
+
+    /// Back to silence.
+    public func reset() {
+        state.update(repeating: 0, count: 2 * channelCount)
+        keyCascade?.reset(); delay?.reset(); meter.pointee = 0
+    }
+
+    /// Sets NaN and infinity in the memory to zero. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func clearNonFinite() {
+        for k in 0..<(2 * channelCount) where !state[k].isFinite { state[k] = 0 }
+        if let keyCascade, keyCascade.hasNonFiniteState { keyCascade.reset() }
+        if let delay, delay.hasNonFiniteState { delay.reset() }
+    }
+
+    /// Compresses `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let key: UnsafePointer<UnsafeMutablePointer<Float>>
+        if let keyCascade {
+            for c in 0..<channelCount { let s = channels[c], d = keyPointers[c]; for i in 0..<frameCount { d[i] = s[i] } }
+            keyCascade.process(keyPointers, frameCount: frameCount)
+            key = UnsafePointer(keyPointers)
+        } else {
+            key = channels
+        }
+        let gains = scratch + channelCount * maximumBlockFrames
+        let curve = curve, link = link, rms = rmsCoefficient, isRMS = isRMS, makeup = makeup, attack = attack, release = release
+        for i in 0..<frameCount {
+            // Levels in dB per channel (kept in the gain row), and the loudest.
+            var loudest = -400.0
+            for c in 0..<channelCount {
+                let x = Double(key[c][i])
+                var level: Double
+                if isRMS {
+                    let ms = rms * state[2 * c + 1] + (1 - rms) * x * x
+                    state[2 * c + 1] = ms
+                    level = ms
+                } else {
+                    level = x * x
+                }
+                let db = level > 1e-40 ? 10 * _unsafePerformance { log10(level) } : -400
+                gains[c * maximumBlockFrames + i] = Float(db)
+                loudest = max(loudest, db)
+            }
+            for c in 0..<channelCount {
+                let own = Double(gains[c * maximumBlockFrames + i])
+                let target = curve.gainDB(link * loudest + (1 - link) * own)
+                let current = state[2 * c]
+                let a = target < current ? attack : release
+                let g = a * current + (1 - a) * target
+                state[2 * c] = g
+                gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp((g + makeup) * 0.11512925464970229) })  // 10^(dB/20): ln 10 / 20
+            }
+        }
+        if frameCount > 0 { meter.pointee = Float(state[0]) }
+        delay?.process(channels, frameCount: frameCount)
+        for c in 0..<channelCount {
+            let p = channels[c], g = gains + c * maximumBlockFrames
+            for i in 0..<frameCount { p[i] *= g[i] }
+        }
+    }
+}

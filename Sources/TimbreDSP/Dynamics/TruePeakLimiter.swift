@@ -1,0 +1,183 @@
+import Foundation
+
+/// A lookahead brickwall limiter on true peak: no output sample, and no inter-sample peak
+/// between them, above the ceiling.
+///
+/// Per input frame n, each channel's true peak near frame n − 8 is estimated with the
+/// ``TruePeakMeter``'s interpolator (4× below 88.2 kHz, 16 taps a phase) together with the
+/// sample itself; with stereo link the loudest channel's counts (partly, for `link` < 1). The
+/// gain that frame needs is r[n] = min(1, ceiling / peak). Three stages turn it into a smooth
+/// gain that is never above what any nearby peak needs:
+///
+/// 1. a running minimum of r over H = L + 16 frames (L: lookahead frames),
+/// 2. a moving average of that over L frames — a ramp down that starts L frames before the peak,
+/// 3. a release: the gain rises toward the average with time constant `release` in dB (it
+///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once.
+///
+/// The audio is delayed by D = L + 15 frames (the latency), which lines the interpolator's
+/// whole 16-frame span around every peak up inside the frames where the average is at or below
+/// that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
+/// minimum-then-average construction.) The inter-sample values of the output also depend on
+/// the gain's slope across the span; ``Settings/marginDB`` (0.05 dB by default) keeps the
+/// detector's own under-read and that effect below the ceiling, as the tests measure with an
+/// independent 16× reconstruction.
+public struct TruePeakLimiter: @unchecked Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// −20…0 dBTP.
+        public var ceilingDB: Double
+        public var releaseSeconds: Double
+        public var lookaheadSeconds: Double
+        /// 0…1: 0 each channel its own gain, 1 one gain for all.
+        public var link: Double
+        /// How far below the ceiling the detector aims, dB.
+        public var marginDB: Double
+        public init(ceilingDB: Double = -1, releaseSeconds: Double = 0.1, lookaheadSeconds: Double = 0.002, link: Double = 1, marginDB: Double = 0.05) {
+            self.ceilingDB = ceilingDB; self.releaseSeconds = releaseSeconds; self.lookaheadSeconds = lookaheadSeconds
+            self.link = link; self.marginDB = marginDB
+        }
+    }
+
+    public let settings: Settings
+    public let channelCount: Int
+    public let maximumBlockFrames: Int
+    /// D = L + 15: frames the audio is delayed by.
+    public let latencyFrames: Int
+    /// L, the length of the gain ramp.
+    public let lookaheadFrames: Int
+    let holdFrames: Int
+    let ceiling: Double
+    let releaseCoefficient: Double
+    let detector: TruePeakMeter
+    /// Per channel: the running-minimum deque (values, frame indices; `holdFrames` each), the
+    /// average's ring (`lookaheadFrames`), and the scalars below.
+    let minValues: UnsafeMutablePointer<Double>
+    let minFrames: UnsafeMutablePointer<Int>
+    let ring: UnsafeMutablePointer<Double>
+    /// Per channel: [0] deque head, [1] deque count, [2] ring position.
+    let counters: UnsafeMutablePointer<Int>
+    /// Per channel: [0] the ring's sum, [1] the released gain (linear), [2] frames seen (as Double).
+    let sums: UnsafeMutablePointer<Double>
+    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains.
+    let scratch: UnsafeMutablePointer<Float>
+    let delay: DelayLine
+    /// [0] the gain reduction of the last frame, dB (≤ 0), for meters.
+    let meter: UnsafeMutablePointer<Float>
+
+    public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
+        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
+        lookaheadFrames = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
+        holdFrames = lookaheadFrames + 16
+        latencyFrames = lookaheadFrames + 15
+        ceiling = pow(10, (settings.ceilingDB - settings.marginDB) / 20)
+        releaseCoefficient = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
+        detector = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
+        minValues = .allocate(capacity: channelCount * holdFrames)
+        minValues.initialize(repeating: 1, count: channelCount * holdFrames)
+        minFrames = .allocate(capacity: channelCount * holdFrames)
+        minFrames.initialize(repeating: 0, count: channelCount * holdFrames)
+        ring = .allocate(capacity: channelCount * lookaheadFrames)
+        counters = .allocate(capacity: 3 * channelCount)
+        sums = .allocate(capacity: 3 * channelCount)
+        scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
+        delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
+        meter = .allocate(capacity: 1)
+        meter.initialize(to: 0)
+        ring.initialize(repeating: 1, count: channelCount * lookaheadFrames)
+        counters.initialize(repeating: 0, count: 3 * channelCount)
+        sums.initialize(repeating: 0, count: 3 * channelCount)
+        reset()
+    }
+
+    public func deallocate() {
+        detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
+        counters.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate(); meter.deallocate()
+    }
+
+    /// Back to silence: unity gain, empty detector and delay.
+    public func reset() {
+        detector.reset(); delay.reset()
+        ring.update(repeating: 1, count: channelCount * lookaheadFrames)
+        counters.update(repeating: 0, count: 3 * channelCount)
+        for c in 0..<channelCount { sums[3 * c] = Double(lookaheadFrames); sums[3 * c + 1] = 1; sums[3 * c + 2] = 0 }
+        meter.pointee = 0
+    }
+
+    /// The gain reduction at the end of the last block, dB (0 or negative).
+    public var gainReductionDB: Float { meter.pointee }
+
+    /// Continues `previous` (same lookahead and channels): its detector, gains and delayed audio.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueFrom(_ previous: TruePeakLimiter) {
+        guard previous.lookaheadFrames == lookaheadFrames && previous.channelCount == channelCount else { return }
+        detector.copyState(from: previous.detector)
+        delay.copyState(from: previous.delay)
+        for k in 0..<(channelCount * holdFrames) { minValues[k] = previous.minValues[k]; minFrames[k] = previous.minFrames[k] }
+        for k in 0..<(channelCount * lookaheadFrames) { ring[k] = previous.ring[k] }
+        for k in 0..<(3 * channelCount) { counters[k] = previous.counters[k]; sums[k] = previous.sums[k] }
+        meter.pointee = previous.meter.pointee
+    }
+
+    /// Sets NaN and infinity in the memory to zero (gains to 1). Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func clearNonFinite() {
+        if delay.hasNonFiniteState { delay.reset() }
+        var bad = false
+        for k in 0..<(3 * channelCount) where !sums[k].isFinite { bad = true }
+        for k in 0..<(channelCount * lookaheadFrames) where !ring[k].isFinite { bad = true }
+        if bad { reset() }
+    }
+
+    /// Limits `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let peaks = scratch, gains = scratch + channelCount * maximumBlockFrames, stride = maximumBlockFrames
+        // 1. Per-frame true-peak estimates (|x| and the interpolated values just before it).
+        detector.framePeaks(channels, frameCount: frameCount, into: peaks, stride: stride)
+        // 2. Required gain, running minimum, moving average, release — per channel.
+        let link = settings.link, ceiling = ceiling, release = releaseCoefficient
+        let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)
+        for i in 0..<frameCount {
+            var loudest: Float = 0
+            for c in 0..<channelCount { loudest = max(loudest, peaks[c * stride + i]) }
+            for c in 0..<channelCount {
+                let peak = link * Double(loudest) + (1 - link) * Double(peaks[c * stride + i])
+                let needed = peak > ceiling ? ceiling / peak : 1
+                // Running minimum over the last `hold` frames: a deque of increasing values.
+                let values = minValues + c * hold, frames = minFrames + c * hold
+                let frame = Int(sums[3 * c + 2]); sums[3 * c + 2] += 1
+                var head = counters[3 * c], count = counters[3 * c + 1]
+                while count > 0 && values[(head + count - 1) % hold] >= needed { count -= 1 }
+                values[(head + count) % hold] = needed; frames[(head + count) % hold] = frame; count += 1
+                if frames[head] <= frame - hold { head = (head + 1) % hold; count -= 1 }
+                counters[3 * c] = head; counters[3 * c + 1] = count
+                let held = values[head]
+                // Moving average over `length` frames.
+                let r = ring + c * length, at = counters[3 * c + 2]
+                sums[3 * c] += held - r[at]; r[at] = held
+                counters[3 * c + 2] = at + 1 == length ? 0 : at + 1
+                let average = min(1, sums[3 * c] * inverseLength)
+                // Release in dB: g' = g^α · average^(1−α) when rising; the average at once when falling.
+                let previous = sums[3 * c + 1]
+                let released = average <= previous ? average : _unsafePerformance { pow(previous, release) * pow(average, 1 - release) }
+                let g = min(average, released)
+                sums[3 * c + 1] = g
+                gains[c * stride + i] = Float(g)
+            }
+        }
+        if frameCount > 0 { meter.pointee = Float(20 * _unsafePerformance { log10(max(sums[1], 1e-10)) }) }
+        // 3. The delayed audio times the gain.
+        delay.process(channels, frameCount: frameCount)
+        for c in 0..<channelCount {
+            let p = channels[c], g = gains + c * stride
+            for i in 0..<frameCount { p[i] *= g[i] }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import TimbreDSP
+
+// `compressor` and `deesser`: a feed-forward compressor (``Compressor``): threshold, ratio,
+// soft knee, attack and release, makeup (or automatic), peak or RMS detector, stereo link,
+// lookahead (latency), and a key filter on the sidechain. A `deesser` is a compressor keyed on
+// 4–10 kHz, with settings for sibilance.
+
+/// The settings of a `compressor` or `deesser` node (times in ms, levels in dB).
+public struct CompressorSettings: NodeParameters {
+    /// What the detector hears: the input through a high-pass, a low-pass or a band (12 dB/octave edges).
+    public enum KeyFilter: Sendable, Equatable {
+        case highPass(hz: Double)
+        case lowPass(hz: Double)
+        case band(lowHz: Double, highHz: Double)
+    }
+
+    public var thresholdDB: Double = -20
+    /// 1…100, or `.infinity` (a limiter's curve).
+    public var ratio: Double = 4
+    public var kneeDB: Double = 6
+    public var attackMs: Double = 10
+    public var releaseMs: Double = 100
+    /// nil: automatic makeup (``Compressor/Settings/effectiveMakeupDB``).
+    public var makeupDB: Double? = 0
+    /// nil: peak detector; a window in ms: RMS over it.
+    public var rmsWindowMs: Double?
+    /// 0…100 %.
+    public var linkPercent: Double = 100
+    public var lookaheadMs: Double = 0
+    public var keyFilter: KeyFilter?
+    /// Written as `deesser` (and decoded with its defaults).
+    public var isDeEsser = false
+
+    public init(thresholdDB: Double = -20, ratio: Double = 4, kneeDB: Double = 6, attackMs: Double = 10, releaseMs: Double = 100,
+                makeupDB: Double? = 0, rmsWindowMs: Double? = nil, linkPercent: Double = 100, lookaheadMs: Double = 0,
+                keyFilter: KeyFilter? = nil) {
+        self.thresholdDB = thresholdDB; self.ratio = ratio; self.kneeDB = kneeDB; self.attackMs = attackMs; self.releaseMs = releaseMs
+        self.makeupDB = makeupDB; self.rmsWindowMs = rmsWindowMs; self.linkPercent = linkPercent; self.lookaheadMs = lookaheadMs
+        self.keyFilter = keyFilter
+    }
+
+    /// A de-esser's defaults: keyed on 4–10 kHz, threshold −30 dB, ratio 4, attack 1 ms, release 60 ms.
+    public static var deEsser: CompressorSettings {
+        var s = CompressorSettings(thresholdDB: -30, ratio: 4, kneeDB: 3, attackMs: 1, releaseMs: 60, keyFilter: .band(lowHz: 4000, highHz: 10000))
+        s.isDeEsser = true
+        return s
+    }
+
+    /// The kernel's settings at `sampleRate`.
+    public func kernelSettings(sampleRate: Double) -> Compressor.Settings {
+        Compressor.Settings(curve: CompressorCurve(thresholdDB: thresholdDB, ratio: ratio, kneeDB: kneeDB),
+                            attackSeconds: attackMs / 1000, releaseSeconds: releaseMs / 1000, makeupDB: makeupDB,
+                            detector: rmsWindowMs.map { .rms(windowSeconds: $0 / 1000) } ?? .peak, link: linkPercent / 100,
+                            lookaheadSeconds: lookaheadMs / 1000, keyFilter: keySections(sampleRate: sampleRate))
+    }
+
+    func keySections(sampleRate: Double) -> [BiquadCoefficients] {
+        switch keyFilter {
+        case nil: []
+        case .highPass(let f): FilterDesign(type: .highPass, frequencyHz: f, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
+        case .lowPass(let f): FilterDesign(type: .lowPass, frequencyHz: f, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
+        case .band(let lo, let hi):
+            FilterDesign(type: .highPass, frequencyHz: lo, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
+                + FilterDesign(type: .lowPass, frequencyHz: hi, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
+        }
+    }
+}
+
+extension NodeKind {
+    /// A compressor (or, with ``CompressorSettings/deEsser``, a de-esser).
+    public static func compressor(_ settings: CompressorSettings) -> NodeKind { NodeKind(settings) }
+}
+
+package enum CompressorNode: NodeDefinition {
+    package static let typeNames = ["compressor", "deesser"]
+    package static func typeName(of s: CompressorSettings) -> String { s.isDeEsser ? "deesser" : "compressor" }
+
+    /// The keys' ranges (the schema file states the same; a test compares).
+    package enum Range {
+        package static let threshold: ClosedRange<Double> = -80...0
+        package static let ratio: ClosedRange<Double> = 1...100
+        package static let knee: ClosedRange<Double> = 0...24
+        package static let attack: ClosedRange<Double> = 0...500
+        package static let release: ClosedRange<Double> = 1...5000
+        package static let makeup: ClosedRange<Double> = -24...24
+        package static let window: ClosedRange<Double> = 1...1000
+        package static let link: ClosedRange<Double> = 0...100
+        package static let lookahead: ClosedRange<Double> = 0...20
+    }
+
+    package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> CompressorSettings {
+        var s = name == "deesser" ? CompressorSettings.deEsser : CompressorSettings()
+        if let f = try o.optional("threshold") { s.thresholdDB = try f.number(in: Range.threshold, unit: "dB") }
+        if let f = try o.optional("ratio") {
+            if case .string(let text) = f.value {
+                guard ["inf", "infinity", "∞"].contains(text.lowercased()) else { throw PresetError(path: f.path, "\"\(text)\" is not a ratio (allowed 1…100, or \"inf\")") }
+                s.ratio = .infinity
+            } else {
+                s.ratio = try f.number(in: Range.ratio, unit: ": 1")
+            }
+        }
+        if let f = try o.optional("knee") { s.kneeDB = try f.number(in: Range.knee, unit: "dB") }
+        if let f = try o.optional("attack") { s.attackMs = try f.number(in: Range.attack, unit: "ms") }
+        if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
+        if let f = try o.optional("makeup") {
+            if case .string(let text) = f.value {
+                guard text == "auto" else { throw PresetError(path: f.path, "\"\(text)\" is not a makeup gain (allowed -24…24 dB, or \"auto\")") }
+                s.makeupDB = nil
+            } else {
+                s.makeupDB = try f.number(in: Range.makeup, unit: "dB")
+            }
+        }
+        let detector = try o.optional("detector")
+        let window = try o.optional("window")
+        switch try detector?.string() ?? "peak" {
+        case "peak":
+            if let window { throw PresetError(path: window.path, "a window applies to the RMS detector (set \"detector\": \"rms\")") }
+        case "rms": s.rmsWindowMs = try window?.number(in: Range.window, unit: "ms") ?? 10
+        case let other: throw PresetError(path: detector!.path, "\"\(other)\" is not allowed (allowed \"peak\", \"rms\")")
+        }
+        if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
+        if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
+        if let f = try o.optional("sidechain") { s.keyFilter = try decodeKey(f) }
+        return s
+    }
+
+    static func decodeKey(_ field: Field) throws(PresetError) -> CompressorSettings.KeyFilter? {
+        var o = try ObjectReader(field.value, path: field.path)
+        let hp = try o.optional("highpass"), lp = try o.optional("lowpass"), band = try o.optional("band")
+        try o.finish()
+        let given = [hp, lp, band].compactMap { $0 }
+        guard given.count <= 1 else { throw PresetError(path: field.path, "give one of \"highpass\", \"lowpass\" or \"band\"") }
+        if let hp { return .highPass(hz: try hp.number(in: ParameterRanges.frequencyHz, unit: "Hz")) }
+        if let lp { return .lowPass(hz: try lp.number(in: ParameterRanges.frequencyHz, unit: "Hz")) }
+        if let band {
+            let edges = try band.array()
+            guard edges.count == 2, case .number(let lo) = edges[0], case .number(let hi) = edges[1],
+                  ParameterRanges.frequencyHz.contains(lo), ParameterRanges.frequencyHz.contains(hi), lo < hi else {
+                throw PresetError(path: band.path, "expected [low, high] in Hz with 20 ≤ low < high ≤ 20000, found \(band.value.brief)")
+            }
+            return .band(lowHz: lo, highHz: hi)
+        }
+        return nil
+    }
+
+    package static func encode(_ s: CompressorSettings) -> [String: JSONValue] {
+        var o: [String: JSONValue] = [
+            "threshold": .number(s.thresholdDB), "ratio": s.ratio.isInfinite ? .string("inf") : .number(s.ratio),
+            "knee": .number(s.kneeDB), "attack": .number(s.attackMs), "release": .number(s.releaseMs),
+            "makeup": s.makeupDB.map { .number($0) } ?? .string("auto"), "link": .number(s.linkPercent), "lookahead": .number(s.lookaheadMs),
+        ]
+        if let w = s.rmsWindowMs { o["detector"] = .string("rms"); o["window"] = .number(w) }
+        switch s.keyFilter {
+        case nil: if s.isDeEsser { o["sidechain"] = .object([:]) }
+        case .highPass(let f): o["sidechain"] = .object(["highpass": .number(f)])
+        case .lowPass(let f): o["sidechain"] = .object(["lowpass": .number(f)])
+        case .band(let lo, let hi): o["sidechain"] = .object(["band": .array([.number(lo), .number(hi)])])
+        }
+        return o
+    }
+
+    package static func lower(_ s: CompressorSettings, into node: inout NodeLowering) throws(PresetError) {
+        switch s.keyFilter {
+        case .highPass(let f), .lowPass(let f): try node.checkFrequency(f, at: node.path + ".sidechain")
+        case .band(let lo, let hi): try node.checkFrequency(lo, at: node.path + ".sidechain.band"); try node.checkFrequency(hi, at: node.path + ".sidechain.band")
+        case nil: break
+        }
+        let settings = s.kernelSettings(sampleRate: node.sampleRate)
+        let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
+        let latency = Int((settings.lookaheadSeconds * rate).rounded())
+        node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count], carriesState: true)) {
+            Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block)
+        }, latency: latency)
+    }
+
+    package static func summary(of s: CompressorSettings) -> String {
+        let ratio = s.ratio.isInfinite ? "inf" : String(format: "%g", s.ratio)
+        var text = (s.isDeEsser ? "deesser" : "compressor") + String(format: " %.1f dB %@:1 knee %g dB, attack %g ms, release %g ms", s.thresholdDB, ratio, s.kneeDB, s.attackMs, s.releaseMs)
+        if let w = s.rmsWindowMs { text += String(format: ", RMS %g ms", w) }
+        if s.lookaheadMs > 0 { text += String(format: ", lookahead %g ms", s.lookaheadMs) }
+        switch s.keyFilter {
+        case .highPass(let f): text += String(format: ", key high-pass %g Hz", f)
+        case .lowPass(let f): text += String(format: ", key low-pass %g Hz", f)
+        case .band(let lo, let hi): text += String(format: ", key %g–%g Hz", lo, hi)
+        case nil: break
+        }
+        return text
+    }
+}
+
+extension Compressor: RenderKernel {
+    package static let operations = KernelOperations(
+        process: { k, b in Compressor.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount) },
+        continueState: { new, old, _ in Compressor.at(new).pointee.continueFrom(Compressor.at(old).pointee) },
+        reset: { k in Compressor.at(k).pointee.reset() },
+        clearNonFinite: { k in Compressor.at(k).pointee.clearNonFinite() })
+    package func release() { deallocate() }
+}

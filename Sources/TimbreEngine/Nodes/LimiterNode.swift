@@ -1,0 +1,76 @@
+import Foundation
+import TimbreDSP
+
+// `limiter`: a lookahead brickwall limiter on true peak (``TruePeakLimiter``): ceiling (dBTP),
+// release, lookahead (its latency, lookahead + 15 frames), stereo link.
+
+/// The settings of a `limiter` node.
+public struct LimiterSettings: NodeParameters {
+    /// −20…0 dBTP.
+    public var ceilingDB: Double
+    public var releaseMs: Double
+    public var lookaheadMs: Double
+    /// 0…100 %.
+    public var linkPercent: Double
+    public init(ceilingDB: Double = -1, releaseMs: Double = 100, lookaheadMs: Double = 2, linkPercent: Double = 100) {
+        self.ceilingDB = ceilingDB; self.releaseMs = releaseMs; self.lookaheadMs = lookaheadMs; self.linkPercent = linkPercent
+    }
+
+    /// The kernel's settings.
+    public var kernelSettings: TruePeakLimiter.Settings {
+        TruePeakLimiter.Settings(ceilingDB: ceilingDB, releaseSeconds: releaseMs / 1000, lookaheadSeconds: lookaheadMs / 1000, link: linkPercent / 100)
+    }
+}
+
+extension NodeKind {
+    /// A true-peak brickwall limiter.
+    public static func limiter(_ settings: LimiterSettings) -> NodeKind { NodeKind(settings) }
+}
+
+package enum LimiterNode: NodeDefinition {
+    package static let typeNames = ["limiter"]
+    package static func typeName(of _: LimiterSettings) -> String { "limiter" }
+
+    /// The keys' ranges (the schema file states the same; a test compares).
+    package enum Range {
+        package static let ceiling: ClosedRange<Double> = -20...0
+        package static let release: ClosedRange<Double> = 1...5000
+        package static let lookahead: ClosedRange<Double> = 0.5...20
+        package static let link: ClosedRange<Double> = 0...100
+    }
+
+    package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> LimiterSettings {
+        var s = LimiterSettings()
+        if let f = try o.optional("ceiling") { s.ceilingDB = try f.number(in: Range.ceiling, unit: "dBTP") }
+        if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
+        if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
+        if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
+        return s
+    }
+
+    package static func encode(_ s: LimiterSettings) -> [String: JSONValue] {
+        ["ceiling": .number(s.ceilingDB), "release": .number(s.releaseMs), "lookahead": .number(s.lookaheadMs), "link": .number(s.linkPercent)]
+    }
+
+    package static func lower(_ s: LimiterSettings, into node: inout NodeLowering) throws(PresetError) {
+        let settings = s.kernelSettings
+        let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
+        let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
+        node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead], carriesState: true)) {
+            TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block)
+        }, latency: lookahead + 15)
+    }
+
+    package static func summary(of s: LimiterSettings) -> String {
+        String(format: "limiter %.1f dBTP, release %g ms, lookahead %g ms", s.ceilingDB, s.releaseMs, s.lookaheadMs)
+    }
+}
+
+extension TruePeakLimiter: RenderKernel {
+    package static let operations = KernelOperations(
+        process: { k, b in TruePeakLimiter.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount) },
+        continueState: { new, old, _ in TruePeakLimiter.at(new).pointee.continueFrom(TruePeakLimiter.at(old).pointee) },
+        reset: { k in TruePeakLimiter.at(k).pointee.reset() },
+        clearNonFinite: { k in TruePeakLimiter.at(k).pointee.clearNonFinite() })
+    package func release() { deallocate() }
+}
