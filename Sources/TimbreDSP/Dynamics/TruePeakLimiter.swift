@@ -3,20 +3,18 @@ import Foundation
 /// A lookahead brickwall limiter on true peak: no output sample, and no inter-sample peak
 /// between them, above the ceiling.
 ///
-/// Per input frame n, each channel's true peak near frame n − 8 is estimated with the
-/// ``TruePeakMeter``'s interpolator (4× below 88.2 kHz, 16 taps a phase) together with the
-/// sample itself; with stereo link the loudest channel's counts (partly, for `link` < 1). The
+/// Per input frame n, each channel's peak between frames n − 32 and n − 31 is found by an
+/// ``InterSamplePeakDetector`` (16 points per sample interval, 64 taps a point); with stereo link the loudest channel's counts (partly, for `link` < 1). The
 /// gain that frame needs is r[n] = min(1, ceiling / peak). Three stages turn it into a smooth
 /// gain that is never above what any nearby peak needs:
 ///
-/// 1. a running minimum of r over H = L + 16 frames (L: lookahead frames),
+/// 1. a running minimum of r over H = L + 32 frames (L: lookahead frames),
 /// 2. a moving average of that over L frames — a ramp down that starts L frames before the peak,
 /// 3. a release: the gain rises toward the average with time constant `release` in dB (it
 ///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once.
 ///
-/// The audio is delayed by D = L + 15 frames (the latency), which lines the interpolator's
-/// whole 16-frame span around every peak up inside the frames where the average is at or below
-/// that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
+/// The audio is delayed by D = L + 47 frames (the latency), which lines the 16 frames on either
+/// side of every peak up inside the frames where the average is at or below that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
 /// minimum-then-average construction.) The inter-sample values of the output also depend on
 /// the gain's slope across the span; ``Settings/marginDB`` (0.05 dB by default) keeps the
 /// detector's own under-read and that effect below the ceiling, as the tests measure with an
@@ -40,14 +38,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public let settings: Settings
     public let channelCount: Int
     public let maximumBlockFrames: Int
-    /// D = L + 15: frames the audio is delayed by.
+    /// D = L + 47: frames the audio is delayed by.
     public let latencyFrames: Int
     /// L, the length of the gain ramp.
     public let lookaheadFrames: Int
     let holdFrames: Int
     let ceiling: Double
     let releaseCoefficient: Double
-    let detector: TruePeakMeter
+    let detector: InterSamplePeakDetector
     /// Per channel: the running-minimum deque (values, frame indices; `holdFrames` each), the
     /// average's ring (`lookaheadFrames`), and the scalars below.
     let minValues: UnsafeMutablePointer<Double>
@@ -67,11 +65,15 @@ public struct TruePeakLimiter: @unchecked Sendable {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
         self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
         lookaheadFrames = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
-        holdFrames = lookaheadFrames + 16
-        latencyFrames = lookaheadFrames + 15
+        // A peak found at frame n lies near n − d (d: the detector's delay); the gain must be at
+        // or below its need over the K = 16 frames either side of it.
+        let d = InterSamplePeakDetector.delayFrames, k = 16
+        holdFrames = lookaheadFrames + 2 * k
+        latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames)
+        precondition(latencyFrames == lookaheadFrames - 1 + d + k)
         ceiling = pow(10, (settings.ceilingDB - settings.marginDB) / 20)
         releaseCoefficient = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
-        detector = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
+        detector = InterSamplePeakDetector(channelCount: channelCount)
         minValues = .allocate(capacity: channelCount * holdFrames)
         minValues.initialize(repeating: 1, count: channelCount * holdFrames)
         minFrames = .allocate(capacity: channelCount * holdFrames)
@@ -89,6 +91,9 @@ public struct TruePeakLimiter: @unchecked Sendable {
         sums.initialize(repeating: 0, count: 3 * channelCount)
         reset()
     }
+
+    /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16.
+    public static func latencyFrames(lookaheadFrames: Int) -> Int { max(1, lookaheadFrames) + 47 }
 
     public func deallocate() {
         detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
@@ -139,8 +144,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let peaks = scratch, gains = scratch + channelCount * maximumBlockFrames, stride = maximumBlockFrames
-        // 1. Per-frame true-peak estimates (|x| and the interpolated values just before it).
-        detector.framePeaks(channels, frameCount: frameCount, into: peaks, stride: stride)
+        // 1. Per-frame inter-sample peaks.
+        detector.process(channels, frameCount: frameCount, into: peaks, stride: stride)
         // 2. Required gain, running minimum, moving average, release — per channel.
         let link = settings.link, ceiling = ceiling, release = releaseCoefficient
         let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)
@@ -154,9 +159,9 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 let values = minValues + c * hold, frames = minFrames + c * hold
                 let frame = Int(sums[3 * c + 2]); sums[3 * c + 2] += 1
                 var head = counters[3 * c], count = counters[3 * c + 1]
+                if count > 0 && frames[head] <= frame - hold { head = head + 1 == hold ? 0 : head + 1; count -= 1 }
                 while count > 0 && values[(head + count - 1) % hold] >= needed { count -= 1 }
                 values[(head + count) % hold] = needed; frames[(head + count) % hold] = frame; count += 1
-                if frames[head] <= frame - hold { head = (head + 1) % hold; count -= 1 }
                 counters[3 * c] = head; counters[3 * c + 1] = count
                 let held = values[head]
                 // Moving average over `length` frames.

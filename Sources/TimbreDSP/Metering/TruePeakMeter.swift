@@ -106,37 +106,6 @@ public struct TruePeakMeter {
         }
     }
 
-    /// Feeds `frameCount` frames like ``process(_:frameCount:)`` but writes, per channel and
-    /// frame n, the largest of |x[n]| and the interpolated values between frames n − 8 and
-    /// n − 7 (the interpolator's group delay) into `peaks[c · stride + n]`, for a limiter that
-    /// needs them frame by frame. Does not change ``peak``.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
-    public func framePeaks(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
-                           into peaks: UnsafeMutablePointer<Float>, stride: Int) {
-        let n = Self.tapsPerPhase, phases = oversampling
-        for c in 0..<channelCount {
-            let h = history + c * 2 * n, x = channels[c], out = peaks + c * stride
-            var at = cursors[c]
-            for i in 0..<frameCount {
-                let v = x[i]
-                h[at] = v; h[at + n] = v
-                at = at + 1 == n ? 0 : at + 1
-                let w = h + at
-                var m = abs(v)
-                for p in 0..<phases {
-                    var a: Float = 0, b: Float = 0
-                    var k = 0
-                    while k < n { a += taps[4 * k + p] * w[k]; b += taps[4 * k + 4 + p] * w[k + 1]; k += 2 }
-                    m = max(m, abs(a + b))
-                }
-                out[i] = m
-            }
-            cursors[c] = at
-        }
-    }
-
     /// `process` on the portable (SSE) path whatever the CPU; tests compare the two.
     public func processPortable(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let n = Self.tapsPerPhase

@@ -2,7 +2,7 @@ import Foundation
 import TimbreDSP
 
 // `limiter`: a lookahead brickwall limiter on true peak (``TruePeakLimiter``): ceiling (dBTP),
-// release, lookahead (its latency, lookahead + 15 frames), stereo link.
+// release, lookahead (its latency, lookahead + 47 frames), stereo link.
 
 /// The settings of a `limiter` node.
 public struct LimiterSettings: NodeParameters {
@@ -58,7 +58,7 @@ package enum LimiterNode: NodeDefinition {
         let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
         node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead], carriesState: true)) {
             TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block)
-        }, latency: lookahead + 15)
+        }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead))
     }
 
     package static func summary(of s: LimiterSettings) -> String {
