@@ -77,6 +77,10 @@ let moreNodes: [(String, String)] = [
     ("highpass 12 + 10 peak nodes (fused)", (#"{"type": "highpass", "frequency": 80, "slope": 12}"# + "," + bells.joined(separator: ","))),
     ("highshelf", #"{"type": "highshelf", "frequency": 8000, "gain": 2}"#),
     ("pitch +7 st", #"{"type": "pitch", "semitones": 7}"#),
+    ("compressor (peak, 4:1, soft knee)", #"{"type": "compressor", "threshold": -24, "ratio": 4}"#),
+    ("compressor (RMS 10 ms, lookahead 2 ms)", #"{"type": "compressor", "threshold": -24, "detector": "rms", "lookahead": 2}"#),
+    ("deesser (keyed 4-10 kHz)", #"{"type": "deesser"}"#),
+    ("limiter (true peak, 2 ms lookahead)", #"{"type": "limiter", "ceiling": -1}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
