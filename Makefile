@@ -101,7 +101,7 @@ embed-check: deps
 ## The DocC catalogs (one per public module): generated with warnings as errors, so a broken
 ## symbol link or a missing article fails the run.
 docs-check: deps
-	$(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins,--target $(m)) 2>&1 | tail -7
+	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins,--target $(m)) 2>&1 | tail -7
 
 test: build check-presets rtsan tsan embed-check docs-check
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip LiveJackTests 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}

@@ -37,7 +37,7 @@ public final class PlanarBuffer {
         let frames = channels.first?.count ?? 0
         precondition(!channels.isEmpty && channels.allSatisfy { $0.count == frames }, "channels of equal length")
         self.init(channelCount: channels.count, capacity: frames)
-        for (c, samples) in channels.enumerated() { self[c].update(fromContentsOf: samples) }
+        for (c, samples) in channels.enumerated() { _ = self[c].update(fromContentsOf: samples) }
     }
 
     deinit { storage.deallocate(); pointers.deallocate() }

@@ -1,7 +1,7 @@
 import Foundation
 import TimbreDSP
 
-// `compressor` and `deesser`: a feed-forward compressor (``Compressor``): threshold, ratio,
+// `compressor` and `deesser`: a feed-forward compressor (`Compressor`): threshold, ratio,
 // soft knee, attack and release, makeup (or automatic), peak or RMS detector, stereo link,
 // lookahead (latency), and a key filter on the sidechain. A `deesser` is a compressor keyed on
 // 4–10 kHz, with settings for sibilance.
@@ -21,7 +21,7 @@ public struct CompressorSettings: NodeParameters {
     public var kneeDB: Double = 6
     public var attackMs: Double = 10
     public var releaseMs: Double = 100
-    /// nil: automatic makeup (``Compressor/Settings/effectiveMakeupDB``).
+    /// nil: automatic makeup (`Compressor.Settings.effectiveMakeupDB`).
     public var makeupDB: Double? = 0
     /// nil: peak detector; a window in ms: RMS over it.
     public var rmsWindowMs: Double?

@@ -1,7 +1,7 @@
 import Foundation
 import TimbreDSP
 
-// `limiter`: a lookahead brickwall limiter on true peak (``TruePeakLimiter``): ceiling (dBTP),
+// `limiter`: a lookahead brickwall limiter on true peak (`TruePeakLimiter`): ceiling (dBTP),
 // release, lookahead (its latency, lookahead + 47 frames), stereo link.
 
 /// The settings of a `limiter` node.
