@@ -32,7 +32,7 @@ final class Fixture {
         let preset = try! PresetDecoder.decode(Data(presetJSON.utf8))
         self.blockFrames = blockFrames
         plan = try! RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: channels, maxBlockFrames: blockFrames),
-                               shared: PluginHost.sharedStates())
+                               registry: PluginHost.registry())
         var seed: UInt64 = 1
         inputStorage = (0..<channels).map { _ in
             let p = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)

@@ -174,6 +174,11 @@ package enum CompressorNode: NodeDefinition {
         }, latency: latency)
     }
 
+    /// The small-signal response (below the knee): the makeup gain, flat.
+    package static func response(of s: CompressorSettings, sampleRate: Double) -> NodeResponse {
+        .linear(sections: [], gainDB: s.kernelSettings(sampleRate: sampleRate).effectiveMakeupDB, markersHz: [])
+    }
+
     package static func summary(of s: CompressorSettings) -> String {
         let ratio = s.ratio.isInfinite ? "inf" : String(format: "%g", s.ratio)
         var text = (s.isDeEsser ? "deesser" : "compressor") + String(format: " %.1f dB %@:1 knee %g dB, attack %g ms, release %g ms", s.thresholdDB, ratio, s.kneeDB, s.attackMs, s.releaseMs)
