@@ -42,6 +42,11 @@ import TimbreEngine
         #expect(Self.object("eqNode", "properties", "bands")["maxItems"] as? Int == ParameterRanges.maxEQBands)
     }
 
+    /// The schema's node types are the catalog's, in the same order.
+    @Test func nodeTypesAreTheCatalogs() {
+        #expect(Self.object("node", "properties", "type")["enum"] as? [String] == NodeCatalog.typeNames)
+    }
+
     /// The dynamics nodes' ranges and defaults: schema, decoder ranges and settings defaults.
     @Test func dynamicsAgree() throws {
         let c = Self.object("compressorNode", "properties"), l = Self.object("limiterNode", "properties")
