@@ -42,7 +42,7 @@ public struct Compressor: @unchecked Sendable {
         }
 
         /// The makeup gain applied, dB.
-        public var effectiveMakeupDB: Double { makeupDB ?? -curve.gainDB(0) }
+        public var effectiveMakeupDB: Double { makeupDB ?? curve.automaticMakeupDB }
     }
 
     public let settings: Settings
@@ -60,8 +60,6 @@ public struct Compressor: @unchecked Sendable {
     let keyPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let keyCascade: BiquadCascade?
     let delay: DelayLine?
-    /// [0] the gain reduction of the last block's last frame, dB (≤ 0), for meters.
-    let meter: UnsafeMutablePointer<Float>
 
     public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
@@ -80,20 +78,15 @@ public struct Compressor: @unchecked Sendable {
         for c in 0..<channelCount { keyPointers[c] = scratch + c * maximumBlockFrames }
         keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: channelCount)
         delay = latencyFrames > 0 ? DelayLine(frames: latencyFrames, channelCount: channelCount) : nil
-        meter = .allocate(capacity: 1)
-        meter.initialize(to: 0)
     }
 
     /// The one-pole coefficient of time constant `seconds` (0: no smoothing).
     static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
 
     public func deallocate() {
-        state.deallocate(); scratch.deallocate(); keyPointers.deallocate(); meter.deallocate()
+        state.deallocate(); scratch.deallocate(); keyPointers.deallocate()
         keyCascade?.deallocate(); delay?.deallocate()
     }
-
-    /// The gain reduction at the end of the last block, dB (0 or negative; without makeup).
-    public var gainReductionDB: Float { meter.pointee }
 
     /// Continues `previous`'s smoothed gains, detector and lookahead (a plan swap).
     #if TIMBRE_REALTIME_CHECKS
@@ -106,13 +99,12 @@ public struct Compressor: @unchecked Sendable {
         if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
             keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
         }
-        meter.pointee = previous.meter.pointee
     }
 
     /// Back to silence.
     public func reset() {
         state.update(repeating: 0, count: 2 * channelCount)
-        keyCascade?.reset(); delay?.reset(); meter.pointee = 0
+        keyCascade?.reset(); delay?.reset()
     }
 
     /// Sets NaN and infinity in the memory to zero. Real-time safe.
@@ -167,7 +159,6 @@ public struct Compressor: @unchecked Sendable {
                 gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp((g + makeup) * 0.11512925464970229) })  // 10^(dB/20): ln 10 / 20
             }
         }
-        if frameCount > 0 { meter.pointee = Float(state[0]) }
         delay?.process(channels, frameCount: frameCount)
         for c in 0..<channelCount {
             let p = channels[c], g = gains + c * maximumBlockFrames

@@ -32,4 +32,7 @@ public struct CompressorCurve: Sendable, Equatable {
     /// The gain the curve applies at input level `x`: `outputDB(x) − x`, never positive.
     @inlinable
     public func gainDB(_ x: Double) -> Double { outputDB(x) - x }
+
+    /// Automatic makeup: the reduction the curve applies at 0 dBFS, given back.
+    public var automaticMakeupDB: Double { -gainDB(0) }
 }

@@ -26,12 +26,7 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
 
     public init(channelCount: Int) {
         self.channelCount = channelCount
-        let n = Self.tapsPerPhase, l = Self.oversampling, beta = 8.0
-        func besselI0(_ x: Double) -> Double {
-            var sum = 1.0, term = 1.0, k = 1.0
-            while term > 1e-12 * sum { term *= (x / (2 * k)) * (x / (2 * k)); sum += term; k += 1 }
-            return sum
-        }
+        let n = Self.tapsPerPhase, l = Self.oversampling
         taps = .allocate(capacity: l * n)
         for p in 0..<l {
             // The point at n/2 − 1 + p/16 in the window of n (oldest first).
@@ -39,8 +34,7 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
             for k in 0..<n {
                 let d = Double(k) - t
                 let sinc = d == 0 ? 1 : sin(Double.pi * d) / (Double.pi * d)
-                let r = d / Double(n / 2 + 1)
-                taps[p * n + k] = Float(sinc * besselI0(beta * max(0, 1 - r * r).squareRoot()) / besselI0(beta))
+                taps[p * n + k] = Float(sinc * KaiserWindow.value(at: d, halfWidth: Double(n / 2 + 1), beta: 8))
             }
         }
         history = .allocate(capacity: channelCount * 2 * n)

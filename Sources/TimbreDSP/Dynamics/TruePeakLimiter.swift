@@ -51,15 +51,13 @@ public struct TruePeakLimiter: @unchecked Sendable {
     let minValues: UnsafeMutablePointer<Double>
     let minFrames: UnsafeMutablePointer<Int>
     let ring: UnsafeMutablePointer<Double>
-    /// Per channel: [0] deque head, [1] deque count, [2] ring position.
+    /// Per channel: [0] deque head, [1] deque count, [2] ring position, [3] frames seen.
     let counters: UnsafeMutablePointer<Int>
-    /// Per channel: [0] the ring's sum, [1] the released gain (linear), [2] frames seen (as Double).
+    /// Per channel: [0] the ring's sum, [1] the released gain (linear).
     let sums: UnsafeMutablePointer<Double>
     /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
-    /// [0] the gain reduction of the last frame, dB (≤ 0), for meters.
-    let meter: UnsafeMutablePointer<Float>
 
     public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
@@ -79,16 +77,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
         minFrames = .allocate(capacity: channelCount * holdFrames)
         minFrames.initialize(repeating: 0, count: channelCount * holdFrames)
         ring = .allocate(capacity: channelCount * lookaheadFrames)
-        counters = .allocate(capacity: 3 * channelCount)
-        sums = .allocate(capacity: 3 * channelCount)
+        counters = .allocate(capacity: 4 * channelCount)
+        sums = .allocate(capacity: 2 * channelCount)
         scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
-        meter = .allocate(capacity: 1)
-        meter.initialize(to: 0)
         ring.initialize(repeating: 1, count: channelCount * lookaheadFrames)
-        counters.initialize(repeating: 0, count: 3 * channelCount)
-        sums.initialize(repeating: 0, count: 3 * channelCount)
+        counters.initialize(repeating: 0, count: 4 * channelCount)
+        sums.initialize(repeating: 0, count: 2 * channelCount)
         reset()
     }
 
@@ -97,20 +93,16 @@ public struct TruePeakLimiter: @unchecked Sendable {
 
     public func deallocate() {
         detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
-        counters.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate(); meter.deallocate()
+        counters.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
     public func reset() {
         detector.reset(); delay.reset()
         ring.update(repeating: 1, count: channelCount * lookaheadFrames)
-        counters.update(repeating: 0, count: 3 * channelCount)
-        for c in 0..<channelCount { sums[3 * c] = Double(lookaheadFrames); sums[3 * c + 1] = 1; sums[3 * c + 2] = 0 }
-        meter.pointee = 0
+        counters.update(repeating: 0, count: 4 * channelCount)
+        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1 }
     }
-
-    /// The gain reduction at the end of the last block, dB (0 or negative).
-    public var gainReductionDB: Float { meter.pointee }
 
     /// Continues `previous` (same lookahead and channels): its detector, gains and delayed audio.
     #if TIMBRE_REALTIME_CHECKS
@@ -122,8 +114,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
         delay.copyState(from: previous.delay)
         for k in 0..<(channelCount * holdFrames) { minValues[k] = previous.minValues[k]; minFrames[k] = previous.minFrames[k] }
         for k in 0..<(channelCount * lookaheadFrames) { ring[k] = previous.ring[k] }
-        for k in 0..<(3 * channelCount) { counters[k] = previous.counters[k]; sums[k] = previous.sums[k] }
-        meter.pointee = previous.meter.pointee
+        for k in 0..<(4 * channelCount) { counters[k] = previous.counters[k] }
+        for k in 0..<(2 * channelCount) { sums[k] = previous.sums[k] }
     }
 
     /// Sets NaN and infinity in the memory to zero (gains to 1). Real-time safe.
@@ -133,7 +125,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public func clearNonFinite() {
         if delay.hasNonFiniteState { delay.reset() }
         var bad = false
-        for k in 0..<(3 * channelCount) where !sums[k].isFinite { bad = true }
+        for k in 0..<(2 * channelCount) where !sums[k].isFinite { bad = true }
         for k in 0..<(channelCount * lookaheadFrames) where !ring[k].isFinite { bad = true }
         if bad { reset() }
     }
@@ -157,27 +149,26 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 let needed = peak > ceiling ? ceiling / peak : 1
                 // Running minimum over the last `hold` frames: a deque of increasing values.
                 let values = minValues + c * hold, frames = minFrames + c * hold
-                let frame = Int(sums[3 * c + 2]); sums[3 * c + 2] += 1
-                var head = counters[3 * c], count = counters[3 * c + 1]
+                let frame = counters[4 * c + 3]; counters[4 * c + 3] = frame + 1
+                var head = counters[4 * c], count = counters[4 * c + 1]
                 if count > 0 && frames[head] <= frame - hold { head = head + 1 == hold ? 0 : head + 1; count -= 1 }
                 while count > 0 && values[(head + count - 1) % hold] >= needed { count -= 1 }
                 values[(head + count) % hold] = needed; frames[(head + count) % hold] = frame; count += 1
-                counters[3 * c] = head; counters[3 * c + 1] = count
+                counters[4 * c] = head; counters[4 * c + 1] = count
                 let held = values[head]
                 // Moving average over `length` frames.
-                let r = ring + c * length, at = counters[3 * c + 2]
-                sums[3 * c] += held - r[at]; r[at] = held
-                counters[3 * c + 2] = at + 1 == length ? 0 : at + 1
-                let average = min(1, sums[3 * c] * inverseLength)
+                let r = ring + c * length, at = counters[4 * c + 2]
+                sums[2 * c] += held - r[at]; r[at] = held
+                counters[4 * c + 2] = at + 1 == length ? 0 : at + 1
+                let average = min(1, sums[2 * c] * inverseLength)
                 // Release in dB: g' = g^α · average^(1−α) when rising; the average at once when falling.
-                let previous = sums[3 * c + 1]
+                let previous = sums[2 * c + 1]
                 let released = average <= previous ? average : _unsafePerformance { pow(previous, release) * pow(average, 1 - release) }
                 let g = min(average, released)
-                sums[3 * c + 1] = g
+                sums[2 * c + 1] = g
                 gains[c * stride + i] = Float(g)
             }
         }
-        if frameCount > 0 { meter.pointee = Float(20 * _unsafePerformance { log10(max(sums[1], 1e-10)) }) }
         // 3. The delayed audio times the gain.
         delay.process(channels, frameCount: frameCount)
         for c in 0..<channelCount {

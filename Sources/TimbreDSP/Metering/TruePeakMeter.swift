@@ -41,11 +41,6 @@ public struct TruePeakMeter {
         oversampling = sampleRate < 88_200 ? 4 : sampleRate <= 192_000 ? 2 : 1
         self.channelCount = channelCount
         let n = Self.tapsPerPhase, l = oversampling
-        func besselI0(_ x: Double) -> Double {
-            var sum = 1.0, term = 1.0, k = 1.0
-            while term > 1e-12 * sum { term *= (x / (2 * k)) * (x / (2 * k)); sum += term; k += 1 }
-            return sum
-        }
         taps = .allocate(capacity: 4 * n)
         taps.initialize(repeating: 0, count: 4 * n)
         let beta = 5.0, length = Double(l * n)
@@ -55,8 +50,7 @@ public struct TruePeakMeter {
                 let m = Double(k * l + p) - (length - 1) / 2
                 let x = m / Double(l)
                 let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-                let r = 2 * m / (length - 1)
-                phase[k] = sinc * besselI0(beta * (max(0, 1 - r * r)).squareRoot()) / besselI0(beta)
+                phase[k] = sinc * KaiserWindow.value(at: m, halfWidth: (length - 1) / 2, beta: beta)
             }
             let sum = phase.reduce(0, +)
             // Stored reversed (tap k multiplies the k-th oldest of the last 16 samples), lag-major.

@@ -21,6 +21,8 @@ public final class PlanarBuffer {
     private let storage: UnsafeMutablePointer<Float>
     /// One pointer per channel (what the render entry points take).
     package let pointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// The pointers `withChannelPointers(from:)` hands out (allocated once: the call allocates nothing).
+    private let offsetPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     /// A silent buffer of `capacity` frames, all in use.
     public init(channelCount: Int, capacity: Int) {
@@ -30,6 +32,8 @@ public final class PlanarBuffer {
         storage.initialize(repeating: 0, count: max(1, channelCount * capacity))
         pointers = .allocate(capacity: channelCount)
         for c in 0..<channelCount { pointers[c] = storage + c * capacity }
+        offsetPointers = .allocate(capacity: channelCount)
+        offsetPointers.initialize(from: pointers, count: channelCount)
     }
 
     /// A buffer holding `channels` (all the same length).
@@ -40,7 +44,7 @@ public final class PlanarBuffer {
         for (c, samples) in channels.enumerated() { _ = self[c].update(fromContentsOf: samples) }
     }
 
-    deinit { storage.deallocate(); pointers.deallocate() }
+    deinit { storage.deallocate(); pointers.deallocate(); offsetPointers.deallocate() }
 
     /// Channel `c`'s frames in use, to read or write in place.
     public subscript(c: Int) -> UnsafeMutableBufferPointer<Float> {
@@ -59,10 +63,8 @@ public final class PlanarBuffer {
     public func withChannelPointers<R, E: Error>(from offset: Int = 0,
                                                  _ body: (UnsafePointer<UnsafeMutablePointer<Float>>) throws(E) -> R) throws(E) -> R {
         precondition(offset >= 0 && offset <= capacity, "offset \(offset) outside 0…\(capacity)")
-        let shifted = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        defer { shifted.deallocate() }
-        for c in 0..<channelCount { shifted[c] = pointers[c] + offset }
-        return try body(shifted)
+        for c in 0..<channelCount { offsetPointers[c] = pointers[c] + offset }
+        return try body(offsetPointers)
     }
 
     /// ``withChannelPointers(from:_:)`` with read-only pointers (an input).

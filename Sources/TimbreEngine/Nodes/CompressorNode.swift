@@ -176,7 +176,7 @@ package enum CompressorNode: NodeDefinition {
 
     /// The small-signal response (below the knee): the makeup gain, flat.
     package static func response(of s: CompressorSettings, sampleRate: Double) -> NodeResponse {
-        .linear(sections: [], gainDB: s.kernelSettings(sampleRate: sampleRate).effectiveMakeupDB, markersHz: [])
+        .linear(sections: [], gainDB: s.makeupDB ?? CompressorCurve(thresholdDB: s.thresholdDB, ratio: s.ratio, kneeDB: s.kneeDB).automaticMakeupDB, markersHz: [])
     }
 
     package static func summary(of s: CompressorSettings) -> String {
