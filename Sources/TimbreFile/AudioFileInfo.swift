@@ -12,6 +12,10 @@ public struct AudioFileInfo: Codable, Sendable {
     /// Sample peak over all channels, linear and in dBFS (scanned).
     public var peak: Double
     public var peakDBFS: Double?
+    /// Tags (title, artist…, and the broadcast extension's fields), by `--tag` key.
+    public var tags: [String: String]
+    /// Frames the header announced beyond those the file holds (a truncated file), else nil.
+    public var missingFrames: Int64?
 
     /// Opens `path` and scans it for the peak.
     public static func scan(path: String) throws(AudioFileError) -> AudioFileInfo {
@@ -32,6 +36,8 @@ public struct AudioFileInfo: Codable, Sendable {
         return AudioFileInfo(path: path, format: reader.formatName, encoding: reader.encodingName,
                              sampleRate: Int(reader.sampleRate), channels: reader.channelCount, frames: frames,
                              durationSeconds: Double(frames) / reader.sampleRate, peak: Double(peak),
-                             peakDBFS: peak > 0 ? 20 * log10(Double(peak)) : nil)
+                             peakDBFS: peak > 0 ? 20 * log10(Double(peak)) : nil,
+                             tags: Dictionary(reader.tags.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),
+                             missingFrames: reader.missingFrames > 0 ? reader.missingFrames : nil)
     }
 }

@@ -27,9 +27,9 @@ public struct RenderRequest: Sendable {
     /// (24-bit PCM for WAV/AIFF/FLAC…).
     public var encoding: SampleEncoding?
     public var dither: Bool
-    /// With `dither`: leave it off when nothing changes the samples (no preset nodes, no rate
-    /// change, no conversion, no mix — a transcode, a trim or a concatenation), so 16-bit in,
-    /// 16-bit out stays bit-identical, as sox does.
+    /// With `dither`: leave it off while the audio is already on the output's integer grid —
+    /// when nothing changed the samples (a transcode, a trim, a flat preset), so 16-bit in,
+    /// 16-bit out stays bit-identical, as sox does; from the first sample off the grid on, dither.
     public var ditherOnlyWhenProcessed = false
     /// Measure the output's loudness (``RenderSummary/loudness``).
     public var meter: Bool
@@ -46,10 +46,27 @@ public struct RenderRequest: Sendable {
     public var presetDirectory: String?
     /// How `plugin` nodes load (TimbrePlugins' `PluginHost.loader`); nil: a preset with one is an error.
     public var pluginLoader: PluginLoader?
+    /// Headerless input: what the header would have said (every input path is read so).
+    public var rawInput: RawAudioFormat?
+    /// Allow the output to be one of the inputs (still atomic: the input is read whole from the
+    /// old file and replaced at the end). Without it such a request is refused.
+    public var overwriteInput = false
+    /// A truncated input (fewer frames than its header announced) is an error, not a warning.
+    public var strict = false
+    /// Carry the first input's tags to the output (where the container holds them).
+    public var keepTags = true
+    /// Tags set on the output after the input's (key, value); an empty value removes a tag.
+    /// Keys as ``AudioTags/set(_:to:)`` takes them.
+    public var tagEdits: [(key: String, value: String)] = []
+    /// Quality of a lossy output codec.
+    public var encoderSettings = EncoderSettings()
+    /// A constant bitrate for MP3 or Opus output (kb/s), checked against the codec's range at
+    /// the output rate and channel count; overrides ``encoderSettings``.
+    public var bitrateKbps: Double?
 
     /// The ``RenderRequest`` properties a ``RenderError/request(_:_:)`` can be about.
     public enum Parameter: String, Sendable {
-        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate
+        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate, outputPath, tagEdits, bitrate, encoderSettings
     }
 
     /// A render of one input file.
@@ -147,6 +164,11 @@ public struct RenderSummary: Sendable {
     public var elapsedSeconds: Double
     public var format: SoundFileFormat
     public var encoding: SampleEncoding
+    /// What the user should know though the render succeeded: a truncated input, tags the
+    /// output container could not hold.
+    public var warnings: [String] = []
+    /// The tags written to the output.
+    public var tags = AudioTags()
     public var durationSeconds: Double { Double(frames) / sampleRate }
     public var peakDBFS: Double { 20 * log10(Double(max(peak, 1e-10))) }
     public var truePeakDBTP: Double { 20 * log10(Double(max(truePeak, 1e-10))) }
@@ -184,7 +206,8 @@ public enum OfflineRenderer {
     public static func resolveFormat(_ request: RenderRequest, inputEncoding: SampleEncoding? = nil) throws(RenderError) -> (SoundFileFormat, SampleEncoding) {
         let ext = URL(fileURLWithPath: request.outputPath).pathExtension
         guard let format = request.format ?? SoundFileFormat(extension: ext) else {
-            throw .request(.format, "\(request.outputPath): cannot tell the output format from the extension \".\(ext)\"; name the format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            let why = ext.isEmpty ? "has no extension to tell the output format by" : "cannot tell the output format from the extension \".\(ext)\""
+            throw .request(.format, "\(request.outputPath == "-" ? "standard output" : request.outputPath): \(why); name the format (\(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         let encoding = request.encoding ?? inputEncoding.flatMap { format.encodings.contains($0) ? $0 : nil } ?? format.encodings[0]
         guard format.encodings.contains(encoding) else {
@@ -217,9 +240,16 @@ public enum OfflineRenderer {
         guard request.inputPaths.count == 1 || request.combination != nil else {
             throw .request(.combination, "\(request.inputPaths.count) input files: say how to combine them (concatenate or mix)")
         }
+        guard request.inputPaths.filter({ $0 == "-" }).count <= 1 else {
+            throw .request(nil, "standard input (-) can be read once only")
+        }
+        if !request.overwriteInput, let out = OutputDestination.identity(of: request.outputPath),
+           let clash = request.inputPaths.first(where: { OutputDestination.identity(of: $0) == out }) {
+            throw .request(.outputPath, "\(request.outputPath) is the input \(clash): the output would replace it (allow that explicitly, or write elsewhere)")
+        }
         var readers: [SoundFileReader] = []
         for path in request.inputPaths {
-            do { readers.append(try SoundFileReader(path: path)) } catch { throw .file(error) }
+            do { readers.append(try SoundFileReader(path: path, raw: request.rawInput)) } catch { throw .file(error) }
         }
         let reader = readers[0]
         let timeline = try request.timeline(readers)
@@ -255,11 +285,6 @@ public enum OfflineRenderer {
                        outputRate: Double) throws(RenderError) -> RenderSummary {
         let reader = readers.first
         let inputEncoding = reader.flatMap { SampleEncoding(libsndfileFormat: $0.formatCode) }
-        let stages = request.rateStages(inputRate: Int(reader?.sampleRate ?? outputRate))
-        let emptyChain: Bool = if case .chain(let nodes) = request.preset.form { nodes.allSatisfy(\.bypass) } else { false }
-        let passesThrough = emptyChain && request.combination != .mix
-            && stages.stretch == nil && stages.varispeed == nil && stages.conversion == nil
-            && readers.allSatisfy { $0.sampleRate == reader?.sampleRate } && !readers.isEmpty
         var preset = request.preset
         if request.combination == .mix {
             do { preset = try Preset.mixing(request.inputPaths, channelCounts: readers.map(\.channelCount), through: preset) }
@@ -288,13 +313,34 @@ public enum OfflineRenderer {
             }
             source = timeline
         }
+        var tags = request.keepTags ? reader?.tags ?? AudioTags() : AudioTags()
+        // BWF's time reference names the first sample: a trim moves it, a rate change rescales it.
+        if var b = tags.broadcast, let reader, !request.tagEdits.contains(where: { $0.key.lowercased() == "time-reference" }) {
+            let first = request.start?.frame(at: reader.sampleRate) ?? 0
+            b.timeReference = UInt64((Double(b.timeReference + UInt64(max(0, first))) * outputRate / reader.sampleRate).rounded())
+            tags.broadcast = b
+        }
+        for (key, value) in request.tagEdits {
+            do { try tags.set(key, to: value) } catch { throw .request(.tagEdits, error.description) }
+        }
+        var encoder = request.encoderSettings
+        if let kbps = request.bitrateKbps {
+            switch EncoderSettings.constantBitrate(kbps, encoding: encoding, sampleRate: Int(outputRate), channelCount: plan.outputChannelCount) {
+            case .success(let e): encoder = e
+            case .failure(let e): throw .request(.bitrate, e.description)
+            }
+        } else if encoder.compressionLevel != nil && ![.mp3, .opus, .vorbis].contains(encoding) {
+            throw .request(.encoderSettings, "\(encoding.rawValue) has no quality setting (MP3, Opus and Vorbis have)")
+        }
         var writer: SoundFileWriter?
+        var warnings: [String] = []
         if !measureOnly {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
                                              sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
-                                             dither: request.dither && !(request.ditherOnlyWhenProcessed && passesThrough))
+                                             dither: request.dither, tags: tags, encoder: encoder)
             } catch { throw .file(error) }
+            writer?.ditherOnlyOffGrid = request.ditherOnlyWhenProcessed
         }
         let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
 
@@ -362,17 +408,30 @@ public enum OfflineRenderer {
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }
+            for r in readers where r.missingFrames > 0 {
+                let text = r.decodingStopped.map { "decoding stopped (\($0)) at frame \(r.position) of the \(r.frameCount) its header announced" }
+                    ?? "the header announces \(r.promisedFrames ?? 0) frames but the file holds \(r.position)"
+                let message = "\(text): \(r.missingFrames) frames (\(String(format: "%.3f", Double(r.missingFrames) / r.sampleRate)) s) missing; the file is truncated or damaged"
+                if request.strict { throw AudioFileError(path: r.path, message) }
+                warnings.append("\(r.path): \(message); rendered to its last whole frame")
+            }
             if frames == 0 {
                 throw AudioFileError(path: request.inputPaths.first ?? presetName,
                                      leadIn > 0 ? "the players end before the start \(request.start!)" : "contains no audio frames")
             }
             try output?.commit()
+            if let dropped = writer?.droppedTags, !dropped.isEmpty {
+                warnings.append("\(request.outputPath): \(format.rawValue) cannot hold the tags \(dropped.joined(separator: ", ")); they are not in the output")
+            }
         } catch {
             output?.abort()
             throw .file(error)
         }
-        return RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
-                             peak: peak, truePeak: max(peak, ownTruePeak?.peak ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
-                             loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
+        var summary = RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
+                                    peak: peak, truePeak: max(peak, ownTruePeak?.peak ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
+                                    loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
+        summary.warnings = warnings
+        summary.tags = tags
+        return summary
     }
 }

@@ -14,15 +14,36 @@ public enum TimePosition: Sendable, Equatable, CustomStringConvertible {
     case seconds(Double)
     case frames(Int64)
 
-    /// Parses `12.5` (seconds) or `frames:44100`; nil for anything else (negative, not finite).
+    /// Parses a time as people write it: seconds (`90`, `12.5`, `90s`, `250ms`), minutes and
+    /// seconds (`1:30`, `1:30.5`), hours, minutes and seconds (`00:01:30.250`), or an exact
+    /// frame (`frames:44100`). nil for anything else (negative, not finite, minutes or seconds
+    /// fields of 60 or more after the first field).
     public init?(_ text: String) {
-        if text.hasPrefix("frames:") {
-            guard let n = Int64(text.dropFirst(7)), n >= 0 else { return nil }
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if t.hasPrefix("frames:") {
+            guard let n = Int64(t.dropFirst(7)), n >= 0 else { return nil }
             self = .frames(n)
-        } else {
-            guard let s = Double(text), s.isFinite, s >= 0, text.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
-            self = .seconds(s)
+            return
         }
+        func decimal(_ s: Substring) -> Double? {
+            guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), s.filter({ $0 == "." }).count <= 1,
+                  let v = Double(s), v.isFinite else { return nil }
+            return v
+        }
+        var body = Substring(t)
+        var scale = 1.0
+        if body.hasSuffix("ms") { body = body.dropLast(2); scale = 0.001 } else if body.hasSuffix("s") { body = body.dropLast() }
+        let fields = body.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count), scale == 1 || fields.count == 1 else { return nil }
+        var seconds = 0.0
+        for (i, field) in fields.enumerated() {
+            guard let v = decimal(field) else { return nil }
+            let last = i == fields.count - 1
+            if i > 0 && v >= 60 { return nil }
+            if !last && v != v.rounded() { return nil }
+            seconds = seconds * 60 + v
+        }
+        self = .seconds(seconds * scale)
     }
 
     /// The frame at `sampleRate` (seconds rounded to the nearest frame).

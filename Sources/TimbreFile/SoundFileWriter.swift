@@ -3,42 +3,60 @@ import Foundation
 
 /// Streaming writer over libsndfile with atomic output.
 ///
-/// Writes to a hidden temporary file beside the target and renames it over the target
-/// only in ``commit()``; ``abort()`` (and `deinit` without a commit) deletes the temporary
-/// file, so a failed render leaves no partial file and never touches an existing one.
+/// Where the bytes go follows ``OutputDestination``: a regular file (or a link's final target)
+/// is written to a hidden temporary file beside it and renamed over it only in ``commit()``;
+/// a stream (standard output, a FIFO, `/dev/null`, a terminal) is encoded into an unlinked
+/// temporary file and copied to it in ``commit()``, never replaced. ``abort()`` (and `deinit`
+/// without a commit) deletes the temporary file, and it is registered with ``TemporaryFiles``
+/// so a signal removes it too: a failed or interrupted render leaves no partial file and never
+/// touches an existing one.
+///
+/// Every byte goes through ``CheckedFileIO``: a failed write (a full disk, a file size limit)
+/// is an error naming the cause, from the write or from ``commit()``, never a truncated file.
 /// Clipping is enabled (`SFC_SET_CLIPPING`): without it libsndfile wraps out-of-range floats
-/// in integer formats and silently writes nothing to FLAC. Every write's count is checked.
+/// in integer formats and silently writes nothing to FLAC. No timestamps are written (the
+/// PEAK chunk is off, and RF64's, which libsndfile writes regardless, has its time zeroed), so
+/// the same render gives the same bytes; Ogg streams carry a random serial number.
 public final class SoundFileWriter {
+    /// The path the user gave.
     public let path: String
+    public let destination: OutputDestination
+    /// The temporary file: beside the target for files, "" for streams (unlinked at once).
     public let temporaryPath: String
     public let channelCount: Int
+    public let format: SoundFileFormat
     public let encoding: SampleEncoding
     var file: OpaquePointer?
+    let io: CheckedFileIO
+    var temporarySlot: Int32 = -1
     var interleaved: UnsafeMutablePointer<Float>
     var capacity: Int
     var dither: TPDFDither?
+    /// Dither only from the first block with a sample off the output's integer grid: audio
+    /// nothing changed (a 16-bit copy) stays bit-exact.
+    public var ditherOnlyOffGrid = false
+    var ditherEngaged = false
     var committed = false
     /// 2^(bits−1) for 16- and 24-bit integer output, where the writer rounds itself.
     let quantizationScale: Float?
     /// Samples that did not fit the integer encoding and were clipped (0 for float and codecs).
     public private(set) var clippedSamples: Int64 = 0
+    /// Tags the container could not hold (their keys), for a warning: refused when set, or
+    /// missing when the finished file is read back in ``commit()``.
+    public private(set) var droppedTags: [String] = []
+    let tags: AudioTags
 
     /// Opens a temporary file for `format`/`encoding`. `dither` applies TPDF dither for
-    /// integer encodings of 16 bits or fewer.
-    public init(path: String, format: SoundFileFormat, encoding: SampleEncoding, sampleRate: Int, channelCount: Int, dither: Bool) throws(AudioFileError) {
+    /// integer encodings of 16 bits or fewer. `tags` are written to containers that hold them
+    /// (see ``droppedTags``); `encoder` sets a lossy codec's quality or bitrate.
+    public init(path: String, format: SoundFileFormat, encoding: SampleEncoding, sampleRate: Int, channelCount: Int, dither: Bool,
+                tags: AudioTags = AudioTags(), encoder: EncoderSettings = EncoderSettings()) throws(AudioFileError) {
         self.path = path
         self.channelCount = channelCount
+        self.format = format
         self.encoding = encoding
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw AudioFileError(path: path, "output directory \(dir) does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw AudioFileError(path: path, "is a directory")
-        }
-        temporaryPath = dir + "/." + url.lastPathComponent + ".timbre-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        self.tags = tags
+        destination = try OutputDestination.resolve(path)
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
@@ -46,19 +64,49 @@ public final class SoundFileWriter {
         guard sf_format_check(&info) != 0 else {
             throw AudioFileError(path: path, "libsndfile cannot write \(format.rawValue) with encoding \(encoding.rawValue) at \(sampleRate) Hz, \(channelCount) channels")
         }
-        guard let f = sf_open(temporaryPath, Int32(SFM_WRITE), &info) else {
+        let descriptor: Int32
+        switch destination {
+        case .file(let target):
+            let url = URL(fileURLWithPath: target)
+            let dir = url.deletingLastPathComponent().path
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw AudioFileError(path: path, "output directory \(dir) does not exist")
+            }
+            temporaryPath = dir + "/." + url.lastPathComponent + ".timbre-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+            temporarySlot = TemporaryFiles.register(temporaryPath)
+            descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor < 0 {
+                let why = String(cString: strerror(errno))
+                TemporaryFiles.unregister(temporarySlot)
+                throw AudioFileError(path: path, "cannot create output file: \(why)")
+            }
+        case .stream:
+            temporaryPath = ""
+            switch TemporaryFiles.anonymous(prefix: "timbre-stream") {
+            case .success(let fd): descriptor = fd
+            case .failure(let e): throw AudioFileError(path: path, e.message)
+            }
+        }
+        io = CheckedFileIO(descriptor: descriptor)
+        capacity = 1
+        interleaved = .allocate(capacity: 1)
+        quantizationScale = encoding.integerBits.flatMap { $0 <= 24 ? Float(1 << ($0 - 1)) : nil }
+        guard let f = io.open(mode: Int32(SFM_WRITE), info: &info) else {
             let why = String(cString: sf_strerror(nil))
-            unlink(temporaryPath)
+            abort()
             throw AudioFileError(path: path, "cannot create output file: \(why)")
         }
         file = f
         sf_command(f, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         // No PEAK chunk: it carries a timestamp, and renders must be byte-for-byte reproducible.
         sf_command(f, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        if let why = encoder.apply(to: f) {
+            abort()
+            throw AudioFileError(path: path, "\(format.rawValue) \(encoding.rawValue): \(why)")
+        }
+        droppedTags = tags.write(to: f, container: format)
         if let bits = encoding.integerBits, bits <= 16, dither { self.dither = TPDFDither(bits: bits) }
-        quantizationScale = encoding.integerBits.flatMap { $0 <= 24 ? Float(1 << ($0 - 1)) : nil }
-        capacity = 1
-        interleaved = .allocate(capacity: 1)
     }
 
     deinit {
@@ -85,7 +133,10 @@ public final class SoundFileWriter {
             for i in 0..<need where interleaved[i] > top || interleaved[i] < -1 { clipped += 1 }
             clippedSamples += clipped
         }
-        dither?.apply(interleaved, count: need)
+        if let q = quantizationScale, dither != nil, ditherOnlyOffGrid, !ditherEngaged {
+            for i in 0..<need where (interleaved[i] * q).rounded() != interleaved[i] * q { ditherEngaged = true; break }
+        }
+        if !ditherOnlyOffGrid || ditherEngaged { dither?.apply(interleaved, count: need) }
         if let q = quantizationScale {
             // Round to the integer grid here: libsndfile's float→int conversion on this
             // platform floors (measured: −0.1 LSB is stored as −1 LSB, +0.9 LSB as 0), which
@@ -97,31 +148,82 @@ public final class SoundFileWriter {
             }
         }
         let wrote = sf_writef_float(file, interleaved, sf_count_t(frameCount))
+        if let why = io.failureText {
+            throw AudioFileError(path: path, "write failed: \(why)")
+        }
         if wrote != sf_count_t(frameCount) {
             throw AudioFileError(path: path, "write failed after \(wrote) of \(frameCount) frames: \(String(cString: sf_strerror(file)))")
         }
     }
 
-    /// Closes the file and renames it over the target.
+    /// Closes the file and moves it into place: renamed over the target, or copied to the
+    /// stream. Every step is checked; on failure nothing is left and the target is untouched.
     public func commit() throws(AudioFileError) {
         guard let f = file else { throw AudioFileError(path: path, "already closed") }
         file = nil
         let err = sf_close(f)
+        if let why = io.failureText {
+            abort()
+            throw AudioFileError(path: path, "write failed: \(why)")
+        }
         if err != 0 {
-            unlink(temporaryPath)
+            abort()
             throw AudioFileError(path: path, "closing failed: \(String(cString: sf_error_number(err)))")
         }
-        if rename(temporaryPath, path) != 0 {
-            let why = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw AudioFileError(path: path, "cannot move output into place: \(why)")
+        if format == .rf64 { RF64PeakChunk.clearTimestamp(descriptor: io.descriptor) }
+        verifyTags()
+        switch destination {
+        case .file(let target):
+            // close(2) is checked (it reports what a file system deferred); ext4 and tmpfs
+            // report a full disk at write(2), which ``CheckedFileIO`` caught.
+            let closed = close(io.descriptor) == 0
+            closedDescriptor = true
+            if !closed {
+                let why = String(cString: strerror(errno))
+                unlink(temporaryPath)
+                TemporaryFiles.unregister(temporarySlot)
+                throw AudioFileError(path: path, "write failed: \(why)")
+            }
+            if rename(temporaryPath, target) != 0 {
+                let why = String(cString: strerror(errno))
+                unlink(temporaryPath)
+                TemporaryFiles.unregister(temporarySlot)
+                throw AudioFileError(path: path, "cannot move output into place: \(why)")
+            }
+            TemporaryFiles.unregister(temporarySlot)
+        case .stream(let name, let given):
+            let out = given ?? open(path, O_WRONLY | O_CLOEXEC)
+            defer { close(io.descriptor); closedDescriptor = true; if given == nil && out >= 0 { close(out) } }
+            guard out >= 0 else { throw AudioFileError(path: path, "cannot open \(name) for writing: \(String(cString: strerror(errno)))") }
+            if let e = io.copy(to: out) {
+                throw AudioFileError(path: path, "writing to \(name) failed: \(String(cString: strerror(e)))")
+            }
         }
         committed = true
+    }
+
+    /// Reads the finished file's tags back: libsndfile accepts some keys a container then does
+    /// not write (AIFF keeps title, artist, comment and copyright only; MP3's ID3 has no copyright).
+    private func verifyTags() {
+        guard !tags.text.isEmpty else { return }
+        var info = SF_INFO()
+        guard let f = sf_open("/proc/self/fd/\(io.descriptor)", Int32(SFM_READ), &info) else { return }
+        defer { sf_close(f) }
+        let back = AudioTags.read(from: f)
+        for key in tags.text.keys.sorted() where back.text[key] == nil && !droppedTags.contains(key.rawValue) {
+            droppedTags.append(key.rawValue)
+        }
     }
 
     /// Closes and deletes the temporary file; the target is untouched.
     public func abort() {
         if let f = file { sf_close(f); file = nil }
-        unlink(temporaryPath)
+        if !committed && io.descriptor >= 0 && !closedDescriptor {
+            close(io.descriptor)
+            closedDescriptor = true
+            if !temporaryPath.isEmpty { unlink(temporaryPath) }
+            TemporaryFiles.unregister(temporarySlot)
+        }
     }
+    private var closedDescriptor = false
 }

@@ -1,51 +1,110 @@
 import Foundation
 import TimbreEngine
+import TimbreFile
 
-/// `timbre render IN… --output-dir DIR [--jobs N]`: every input rendered through the same
-/// preset by its own `timbre render` process (this executable), `jobs` at a time.
+/// `timbre render IN… --output-dir DIR [--jobs N]`: every input rendered alone through the same
+/// preset, `jobs` at a time, on threads of this process.
 ///
-/// A process per file keeps each render exactly what `timbre render IN -o OUT` gives (the same
-/// code, atomic output: a temporary file renamed on success), keeps files from sharing
-/// memory or a crash, and spreads over the cores without any shared state. One line of
-/// progress on stderr (a terminal only), every failure reported as it happens with the
-/// child's own message, a summary at the end; the exit code is 2 when any file failed.
-/// Each file's render is independent and idempotent, so fleets beyond one machine can run
-/// the same command per file under a job runner (docs/ARCHITECTURE.md, "Batch rendering").
+/// Each file goes through ``RenderRun`` exactly as `timbre render IN -o OUT` would (atomic
+/// output: a temporary file renamed on success, registered so a signal removes it). Threads
+/// rather than a process per file: starting `timbre` costs ~20 ms, as long as rendering a
+/// one-second file takes ~1.5 ms, and a folder of short files would be spent starting
+/// processes. One line of progress on stderr (a terminal only), every failure reported as it
+/// happens, a summary at the end; the exit code is 2 when any file failed. `--shard K/N`
+/// splits the list by a hash of each path, the same on every machine, so N machines or array
+/// tasks render each file once between them; `--skip-existing` makes a rerun finish the job.
 struct BatchRender {
     struct Job: Sendable {
         let input: String
         let output: String
     }
 
-    struct Outcome: Sendable {
-        let job: Job
-        let status: Int32
-        let summary: JSONValue?
-        let errorText: String
+    /// `--shard K/N`: the files whose path hashes to K modulo N (K from 0).
+    struct Shard {
+        let index: Int
+        let count: Int
 
-        /// The rendered duration from the child's JSON summary.
-        var durationSeconds: Double? {
-            if case .object(let o)? = summary, case .number(let d)? = o["durationSeconds"] { return d }
-            return nil
+        init(_ text: String) throws(CLIError) {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else {
+                throw .usage("--shard \(text) is not K/N (e.g. --shard 0/4; in a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1))")
+            }
+            guard (0..<n).contains(k) else {
+                throw .usage("--shard \(text): K is out of range (allowed 0…\(n - 1); shards count from 0, as Slurm's --array=0-\(n - 1) does)")
+            }
+            index = k; count = n
+        }
+
+        /// FNV-1a of the path's bytes: stable across machines, runs and list orders.
+        func contains(_ path: String) -> Bool {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in path.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            return Int(h % UInt64(count)) == index
         }
     }
 
+    enum Status: String { case rendered, skipped, failed }
+
+    struct Outcome: Sendable {
+        let job: Job
+        let status: Status
+        let error: String?
+        let result: RenderRun.Result?
+        let seconds: Double
+        var durationSeconds: Double? { result?.summary.durationSeconds }
+    }
+
     let jobs: [Job]
-    /// Options every child gets after `render IN -o OUT` (the preset, encoding, rate…).
-    let options: [String]
+    let template: RenderRun.Template
     let parallel: Int
+    let skipExisting: Bool
+    let report: String?
     let quiet: Bool
     let json: Bool
 
-    /// The output path for each input in `directory`: its file name, with the extension of
-    /// `format` when one is given. Throws a usage error when two inputs would write the same
-    /// file or an output would replace its own input.
-    static func plan(inputs: [String], directory: String, format: String?) throws(CLIError) -> [Job] {
+    /// Paths from `--files-from` (a file, or `-` for standard input): one per line, blank lines
+    /// and surrounding spaces ignored.
+    static func readList(_ source: String) throws(CLIError) -> [String] {
+        let data: Data
+        if source == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else {
+            guard let d = FileManager.default.contents(atPath: source) else { throw .usage("--files-from \(source): cannot read the file") }
+            data = d
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Extensions a folder search takes as sound files.
+    static let soundExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd"]
+
+    /// The output path for each input in `directory`: its file name (its path below a folder
+    /// given with `recursive`), with the extension of `format` when one is given. Throws a
+    /// usage error for a folder without `recursive`, when two inputs would write the same file
+    /// or an output would replace its own input.
+    static func plan(inputs: [String], directory: String, format: String?, recursive: Bool) throws(CLIError) -> [Job] {
+        var pairs: [(input: String, relative: String)] = []
+        for input in inputs {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isDir), isDir.boolValue {
+                guard recursive else { throw .usage("\(input) is a folder: add --recursive to render the sound files in it (subfolders kept)") }
+                let base = URL(fileURLWithPath: input).standardizedFileURL
+                guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
+                var found: [(String, String)] = []
+                for case let url as URL in walker where soundExtensions.contains(url.pathExtension.lowercased())
+                    && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && !url.lastPathComponent.hasPrefix(".") {
+                    let rel = String(url.standardizedFileURL.path.dropFirst(base.path.count + 1))
+                    found.append((url.path, rel))
+                }
+                pairs += found.sorted { $0.1 < $1.1 }
+            } else {
+                pairs.append((input, URL(fileURLWithPath: input).lastPathComponent))
+            }
+        }
         var seen: [String: String] = [:]
         var jobs: [Job] = []
-        for input in inputs {
-            var name = URL(fileURLWithPath: input).lastPathComponent
-            if let format { name = URL(fileURLWithPath: name).deletingPathExtension().appendingPathExtension(format.lowercased()).lastPathComponent }
+        for (input, relative) in pairs {
+            var name = relative
+            if let format { name = (relative as NSString).deletingPathExtension + "." + format.lowercased() }
             let output = URL(fileURLWithPath: directory).appendingPathComponent(name).path
             let key = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
             if let other = seen[key] {
@@ -61,81 +120,125 @@ struct BatchRender {
     }
 
     /// Runs every job; returns the process exit code (0, or 2 when any file failed).
-    func run() -> Int32 {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    func run() throws(CLIError) -> Int32 {
         let started = Date()
         let log = OutcomeLog()
+        let reportHandle: FileHandle?
+        if let report {
+            guard FileManager.default.createFile(atPath: report, contents: nil), let h = FileHandle(forWritingAtPath: report) else {
+                throw .io("--report \(report): cannot create the file")
+            }
+            reportHandle = h
+        } else { reportHandle = nil }
         let progress = BatchProgress(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         progress.draw(outcomes: [], elapsed: 0)
-        let slots = DispatchSemaphore(value: parallel)
+        // Folders below the output folder (`--recursive` keeps the tree).
+        for dir in Set(jobs.map { URL(fileURLWithPath: $0.output).deletingLastPathComponent().path }) {
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        let next = JobCounter()
         let group = DispatchGroup()
-        for job in jobs {
-            slots.wait()
+        for _ in 0..<min(parallel, max(jobs.count, 1)) {
             group.enter()
-            Thread.detachNewThread {
-                let outcome = Self.render(job, executable: executable, options: options)
-                log.lock.lock()
-                log.items.append(outcome)
-                progress.clear()
-                if outcome.status != 0 {
-                    let text = outcome.errorText.isEmpty ? "timbre: error: \(job.input): render failed (exit \(outcome.status))\n" : outcome.errorText
-                    FileHandle.standardError.write(Data(text.utf8))
+            let thread = Thread { [jobs, template, skipExisting] in
+                while let i = next.take(below: jobs.count) {
+                    let outcome = Self.render(jobs[i], template: template, skipExisting: skipExisting)
+                    log.lock.lock()
+                    log.items.append(outcome)
+                    progress.clear()
+                    if let e = outcome.error { FileHandle.standardError.write(Data("timbre: error: \(e)\n".utf8)) }
+                    for w in outcome.result?.warnings ?? [] { FileHandle.standardError.write(Data("timbre: warning: \(w)\n".utf8)) }
+                    if let reportHandle { reportHandle.write(Data((Self.reportLine(outcome).jsonText + "\n").utf8)) }
+                    progress.draw(outcomes: log.items, elapsed: Date().timeIntervalSince(started))
+                    log.lock.unlock()
                 }
-                progress.draw(outcomes: log.items, elapsed: Date().timeIntervalSince(started))
-                log.lock.unlock()
-                slots.signal()
                 group.leave()
             }
+            thread.stackSize = 1 << 22
+            thread.start()
         }
         group.wait()
         progress.clear()
+        try? reportHandle?.close()
         let outcomes = log.items
         let wall = Date().timeIntervalSince(started)
-        let failed = outcomes.filter { $0.status != 0 }
+        let failed = outcomes.filter { $0.status == .failed }
+        let skipped = outcomes.filter { $0.status == .skipped }.count
         let audio = outcomes.compactMap { $0.durationSeconds }.reduce(0, +)
         if json {
-            let ordered = jobs.compactMap { job in outcomes.first { $0.job.input == job.input } }
+            let byInput = Dictionary(outcomes.map { ($0.job.input, $0) }, uniquingKeysWith: { a, _ in a })
             print(JSONValue.object([
                 "files": .number(Double(jobs.count)),
-                "rendered": .number(Double(jobs.count - failed.count)),
+                "rendered": .number(Double(jobs.count - failed.count - skipped)),
+                "skipped": .number(Double(skipped)),
                 "failed": .array(failed.map { .string($0.job.input) }),
                 "audioSeconds": .number((audio * 1000).rounded() / 1000),
                 "wallSeconds": .number((wall * 1000).rounded() / 1000),
                 "speed": .number((audio / max(wall, 1e-9) * 10).rounded() / 10),
                 "jobs": .number(Double(parallel)),
-                "outputs": .array(ordered.compactMap(\.summary)),
+                "outputs": .array(jobs.compactMap { byInput[$0.input]?.result?.json(output: $0.output) }),
             ]).jsonText)
         } else if !quiet {
-            print(String(format: "%d files: %d rendered, %d failed; %@ of audio in %.2f s, %.1f× real time (%d jobs)",
-                         jobs.count, jobs.count - failed.count, failed.count, ProgressBar.clock(audio), wall, audio / max(wall, 1e-9), parallel))
+            print(String(format: "%d files: %d rendered, %d skipped, %d failed; %@ of audio in %.2f s, %.1f× real time (%d jobs)",
+                         jobs.count, jobs.count - failed.count - skipped, skipped, failed.count, ProgressBar.clock(audio), wall,
+                         audio / max(wall, 1e-9), parallel))
         }
         return failed.isEmpty ? 0 : 2
     }
 
-    /// One child `timbre render IN -o OUT <options> -q --json`; its summary read from stdout.
-    static func render(_ job: Job, executable: String, options: [String]) -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["render", job.input, "-o", job.output] + options + ["-q", "--json"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            return Outcome(job: job, status: 2, summary: nil, errorText: "timbre: error: \(job.input): cannot start a render process: \(error)\n")
+    /// One file, as `timbre render IN -o OUT` renders it (kept as it is with `skipExisting`
+    /// when a complete output exists).
+    static func render(_ job: Job, template: RenderRun.Template, skipExisting: Bool) -> Outcome {
+        let started = Date()
+        if skipExisting && isComplete(job.output) {
+            return Outcome(job: job, status: .skipped, error: nil, result: nil, seconds: 0)
         }
-        // Read both pipes to the end before waiting (a child blocked on a full pipe never exits).
-        nonisolated(unsafe) var errData = Data()
-        let errDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            errDone.signal()
+        var request = template.request
+        request.inputPaths = [job.input]
+        request.outputPath = job.output
+        do {
+            let result = try RenderRun.perform(request, label: template.label, normalize: template.normalize)
+            return Outcome(job: job, status: .rendered, error: nil, result: result, seconds: Date().timeIntervalSince(started))
+        } catch {
+            return Outcome(job: job, status: .failed, error: error.message, result: nil, seconds: Date().timeIntervalSince(started))
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        errDone.wait()
-        process.waitUntilExit()
-        let summary = try? PresetDecoder.parse(outData)
-        return Outcome(job: job, status: process.terminationStatus, summary: summary, errorText: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// An output a previous run finished: it opens as audio, has frames, and holds every frame
+    /// its header announces. (Timbre's outputs appear only when complete; this also refuses a
+    /// file another tool left half-written.)
+    static func isComplete(_ path: String) -> Bool {
+        guard let reader = try? SoundFileReader(path: path) else { return false }
+        return reader.frameCount > 0 && reader.promisedFrames == nil
+    }
+
+    static func reportLine(_ o: Outcome) -> JSONValue {
+        func round(_ v: Double?) -> JSONValue { v.map { $0.isFinite ? .number(($0 * 100).rounded() / 100) : .null } ?? .null }
+        let s = o.result?.summary
+        return .object([
+            "input": .string(o.job.input),
+            "output": .string(o.job.output),
+            "status": .string(o.status.rawValue),
+            "error": o.error.map { .string($0) } ?? .null,
+            "loudnessLUFS": round(s?.loudness?.integratedLUFS),
+            "peakDBFS": round(s?.peakDBFS),
+            "truePeakDBTP": round(s?.truePeakDBTP),
+            "durationSeconds": round(s?.durationSeconds),
+            "seconds": .number((o.seconds * 1000).rounded() / 1000),
+            "warnings": .array((o.result?.warnings ?? []).map { .string($0) }),
+        ])
+    }
+}
+
+/// The next job index, taken by the worker threads.
+final class JobCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func take(below limit: Int) -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        guard value < limit else { return nil }
+        value += 1
+        return value - 1
     }
 }
 
@@ -152,7 +255,7 @@ struct BatchProgress: Sendable {
 
     func draw(outcomes: [BatchRender.Outcome], elapsed: Double) {
         guard enabled else { return }
-        let failed = outcomes.filter { $0.status != 0 }.count
+        let failed = outcomes.filter { $0.status == .failed }.count
         let audio = outcomes.compactMap { $0.durationSeconds }.reduce(0, +)
         let line = String(format: "\r[%d/%d files%@]  %@ of audio  %@", outcomes.count, total,
                           failed > 0 ? ", \(failed) failed" : "", ProgressBar.clock(audio), ProgressBar.clock(elapsed))

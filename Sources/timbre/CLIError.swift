@@ -36,6 +36,10 @@ struct CLIError: Error, CustomStringConvertible {
         case .speed: "--speed"
         case .pitchSemitones: "--pitch"
         case .sampleRate: "--sample-rate"
+        case .outputPath: "-o; --overwrite-input allows it"
+        case .tagEdits: "--tag"
+        case .bitrate: "--bitrate"
+        case .encoderSettings: "--quality"
         }
     }
 }

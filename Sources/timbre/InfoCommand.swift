@@ -4,7 +4,7 @@ import TimbreFile
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "info", abstract: "Show format, encoding, rate, channels, length and peak of audio files.")
+        commandName: "info", abstract: "Show format, encoding, rate, channels, length, peak and tags of audio files (- reads standard input).")
 
     @Argument(help: "Audio files.") var files: [String]
     @Flag(name: .long, help: "Print JSON (one object per file, in an array).") var json = false
@@ -31,6 +31,12 @@ struct InfoCommand: ParsableCommand {
               duration:  \(String(format: "%.3f", i.durationSeconds)) s
               peak:      \(i.peakDBFS.map { String(format: "%.2f dBFS", $0) } ?? "silent (-inf dBFS)")
             """)
+            if let missing = i.missingFrames {
+                print("  truncated: \(missing) frames the header announces are missing")
+            }
+            for (key, value) in i.tags.sorted(by: { $0.key < $1.key }) {
+                print("  \((key + ":").padding(toLength: 15, withPad: " ", startingAt: 0)) \(value)")
+            }
         }
     }
 }

@@ -10,182 +10,223 @@ struct RenderCommand: ParsableCommand {
         commandName: "render",
         abstract: "Render audio files through a preset (any format libsndfile reads).",
         discussion: """
-        Several inputs are joined with --concat (one after another; later files are converted
-        to the first one's rate and mono files upmixed) or summed with --mix (each file a
-        channel of a graph whose master bus runs the preset's chain). --start/--end trim the
-        input timeline (seconds, or frames:N for an exact frame) before any rate change.
-        Without --preset the audio passes unchanged (a transcode).
-        With --output-dir every input is rendered alone into that folder, --jobs at once.
-        The output is written to a temporary file beside OUTPUT and renamed on success:
-        after a failure no output file exists and an existing OUTPUT is untouched.
-        Integer output of 16 bits or fewer gets TPDF dither when the audio was processed
-        (--dither auto, the default; tpdf always, none never).
-        Without --encoding the output keeps the input's encoding when its container can hold
-        it (float WAV in, float WAV out; 16-bit FLAC in, 16-bit FLAC out), as sox does;
-        otherwise it is the container's default (24-bit PCM for WAV, AIFF, FLAC…).
-        Samples that do not fit an integer encoding are clipped, counted and reported with
-        the peak and true peak before clipping and the gain that would have avoided it.
+        Without --preset the audio passes unchanged (a transcode). `-` as input reads
+        standard input; `-o -` writes standard output (name the container with --format).
+
+        Several inputs are joined with --concat (one after another; later files are
+        converted to the first one's rate, mono files upmixed) or summed with --mix (each
+        file a channel of a graph whose master bus runs the preset's chain). --start and
+        --end trim the input timeline before any rate change: 90, 1:30, 00:01:30.250, 90s,
+        250ms, or frames:N for an exact frame.
+
+        With --output-dir every input (or every line of --files-from) is rendered alone into
+        that folder, --jobs at once; --shard K/N renders the Kth of N parts (K from 0),
+        --skip-existing keeps complete outputs, --report writes one JSON line per file.
+
+        The output is written to a temporary file beside OUTPUT (beside a link's target:
+        the link stays) and renamed on success; a FIFO, a device or standard output is
+        written through, never replaced. After a failure or a signal no output file exists
+        and an existing OUTPUT is untouched. An output that is one of the inputs is refused
+        unless --overwrite-input.
+
+        Tags (title, artist, album… and WAV's broadcast extension) are carried from the first
+        input; --tag KEY=VALUE sets one, --no-tags drops them. Integer output of 16 bits or
+        fewer gets TPDF dither once the audio is off the output's grid (--dither auto;
+        tpdf always, none never), so a 16-bit copy stays bit-exact. Without --encoding the
+        output keeps the input's encoding when its container can hold it, as sox does;
+        otherwise the container's default (24-bit PCM for WAV, AIFF, FLAC…). Samples that
+        do not fit an integer encoding are clipped, counted and reported.
         """)
 
-    @Argument(help: "Input audio file(s); several need --concat, --mix or --output-dir; none when the preset's players are the sources.") var inputs: [String] = []
-    @Option(name: .shortAndLong, help: "Output file; the format follows the extension unless --format is given.") var output: String?
-    @Option(name: .long, help: "Render every input through the preset into this folder (same file names; --format changes the extension), in parallel.") var outputDir: String?
+    @Argument(help: "Input audio files (- for standard input); several need --concat, --mix or --output-dir.") var inputs: [String] = []
+    @Option(name: .shortAndLong, help: "Output file (- for standard output); the format follows the extension unless --format is given.") var output: String?
+    @Option(name: .long, help: "Render every input alone into this folder (same names; --format changes the extension).") var outputDir: String?
     @Option(name: .long, help: "With --output-dir: files rendered at once (default: one per core).") var jobs: Int?
-    @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list'); none: audio passes unchanged.") var preset: String?
-    @Flag(name: .long, help: "Join the inputs one after another (rates converted to the first file's, mono upmixed).") var concat = false
-    @Flag(name: .long, help: "Sum the inputs, each a channel of a graph whose master bus runs the preset (a chain).") var mix = false
-    @Option(name: .long, help: "Start of the input timeline to render: seconds, or frames:N.") var start: String?
-    @Option(name: .long, help: "End of the input timeline (exclusive): seconds, or frames:N.") var end: String?
+    @Option(name: .long, help: "With --output-dir: read input paths from this file, one per line (- for standard input).") var filesFrom: String?
+    @Option(name: .long, help: "With --output-dir: render only part K of N (K = 0…N-1), a split by path that is the same on every machine.") var shard: String?
+    @Flag(name: .long, help: "With --output-dir: keep outputs that exist and are complete (resume a batch).") var skipExisting = false
+    @Option(name: .long, help: "With --output-dir: write one JSON line per file to this file.") var report: String?
+    @Flag(name: .long, help: "With --output-dir: folders given as inputs are searched for sound files, their subfolders kept.") var recursive = false
+    @Option(name: .long, help: "Preset JSON file or shipped preset name (see 'timbre presets list').") var preset: String?
+    @Flag(name: .long, help: "Join the inputs one after another.") var concat = false
+    @Flag(name: .long, help: "Sum the inputs, each a channel of a graph whose master bus runs the preset.") var mix = false
+    @Option(name: .long, help: "Start of the input timeline: 90, 1:30, 00:01:30.250, 90s, 250ms or frames:N.") var start: String?
+    @Option(name: .long, help: "End of the input timeline (exclusive), written as --start.") var end: String?
     @Option(name: .long, help: "Frames per processing block (1…65536); the output does not depend on it.") var blockSize: Int = 1024
     @Option(name: .long, help: "Output container: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String?
     @Option(name: .long, help: "Sample encoding: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")).") var encoding: String?
-    @Option(name: .long, help: "Dither for ≤16-bit output: auto (when the audio was processed), tpdf or none.") var dither: String = "auto"
-    @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted with the band-limited resampler before the preset runs.") var sampleRate: Int?
+    @Option(name: .long, help: "Codec quality 0 (smallest) … 10 (best) for MP3, Opus and Vorbis.") var quality: Double?
+    @Option(name: .long, help: "Constant bitrate in kb/s for MP3 and Opus.") var bitrate: Double?
+    @Option(name: .long, help: "Dither for ≤16-bit output: auto (once the audio is off the grid), tpdf or none.") var dither: String = "auto"
+    @Option(name: .long, help: "Set a tag: KEY=VALUE (title, artist, album, date, comment, genre, tracknumber, copyright, software, license; description, originator, time-reference for WAV). Repeatable.") var tag: [String] = []
+    @Flag(name: .long, help: "Write no tags (by default the first input's are kept).") var noTags = false
+    @Option(name: .long, help: "Input container: auto (from the file) or raw (needs --input-rate, --input-channels, --input-encoding).") var inputFormat: String = "auto"
+    @Option(name: .long, help: "Raw input: sample rate in Hz.") var inputRate: Int?
+    @Option(name: .long, help: "Raw input: channels.") var inputChannels: Int?
+    @Option(name: .long, help: "Raw input: pcm16, pcm24, pcm32, float or double (little-endian).") var inputEncoding: String?
+    @Flag(name: .long, help: "Allow the output to replace one of the inputs (still atomic).") var overwriteInput = false
+    @Flag(name: .long, help: "A truncated input is an error (exit 2), not a warning.") var strict = false
+    @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted before the preset runs.") var sampleRate: Int?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
-    @Option(name: .long, help: "With --speed: varispeed (pitch follows the speed, as tape does) or timestretch (pitch kept).") var rateMode: String = "timestretch"
-    @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24, fractions are cents: 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
-    @Option(name: .long, help: "Resampler quality: high (145 dB, passband to 0.9 of Nyquist, FFT blocks) or fast (100 dB, 0.8, 32 frames of lookahead: the low-latency mode).") var quality: String = "high"
+    @Option(name: .long, help: "With --speed: varispeed (pitch follows) or timestretch (pitch kept).") var rateMode: String = "timestretch"
+    @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24; 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
+    @Option(name: .long, help: "Resampler: high (145 dB, flat to 0.9 of Nyquist) or fast (100 dB, 0.8; low latency).") var resampler: String = "high"
     @Flag(name: .shortAndLong, help: "No progress bar and no summary (warnings still go to stderr).") var quiet = false
-    @Flag(name: .long, help: "Print the summary as JSON (the fields of 'timbre info --json' plus peaks, clipping, speed).") var json = false
-    @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it after rendering.") var meter = false
-    @Option(name: .long, parsing: .unconditional, help: "Render to this integrated loudness (LUFS, e.g. -16 for podcasts, -23 for EBU R 128) in two passes.") var normalize: Double?
-    @Option(name: .long, parsing: .unconditional, help: "With --normalize: the true-peak ceiling (dBTP) the gain may not push the output above.") var truePeakCeiling: Double = -1
+    @Flag(name: .long, help: "Print the summary as JSON.") var json = false
+    @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it.") var meter = false
+    @Option(name: .long, parsing: .unconditional, help: "Render to this integrated loudness (LUFS, e.g. -16 or -23) in two passes.") var normalize: Double?
+    @Option(name: .long, parsing: .unconditional, help: "With --normalize: the true-peak ceiling in dBTP.") var truePeakCeiling: Double = -1
 
     func run() throws {
-        guard (1...65536).contains(blockSize) else { throw CLIError.usage("--block-size \(blockSize) is out of range (allowed 1…65536)") }
-        var fmt: SoundFileFormat?
-        if let format {
-            guard let f = SoundFileFormat(rawValue: format.lowercased()) else {
-                throw CLIError.usage("--format \(format) is not known (allowed: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            fmt = f
+        // A signal removes the temporary files and exits 128 + signal; a closed pipe is an
+        // error to report (EPIPE), not a silent death.
+        TemporaryFiles.installSignalHandlers()
+        signal(SIGPIPE, SIG_IGN)
+        let template = try requestTemplate()
+        if let outputDir { return try runBatch(outputDir: outputDir, template: template) }
+        for option in [("--jobs", jobs != nil), ("--files-from", filesFrom != nil), ("--shard", shard != nil),
+                       ("--skip-existing", skipExisting), ("--report", report != nil), ("--recursive", recursive)] where option.1 {
+            throw CLIError.usage("\(option.0) goes with --output-dir")
         }
-        var enc: SampleEncoding?
-        if let encoding {
-            guard let e = SampleEncoding(rawValue: encoding.lowercased()) else {
-                throw CLIError.usage("--encoding \(encoding) is not known (allowed: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            enc = e
-        }
-        guard ["auto", "tpdf", "none"].contains(dither) else { throw CLIError.usage("--dither \(dither) is not known (allowed: auto, tpdf, none)") }
-        if let normalize, !(-70...0).contains(normalize) { throw CLIError.usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
-        guard (-20...0).contains(truePeakCeiling) else { throw CLIError.usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
-        guard let mode = RateMode(rawValue: rateMode) else { throw CLIError.usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
-        guard let resamplerQuality = ResamplerQuality(rawValue: quality) else { throw CLIError.usage("--quality \(quality) is not known (allowed: high, fast)") }
-        guard speed.isFinite, ParameterRanges.varispeed.contains(speed) else {
-            throw CLIError.usage("--speed \(speed) is out of range (allowed 0.25…4)")
-        }
-        if let sampleRate, !ParameterRanges.sampleRate.contains(Double(sampleRate)) {
-            throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
-        }
-        guard pitch.isFinite, (-24...24).contains(pitch) else { throw CLIError.usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
-        guard !(concat && mix) else { throw CLIError.usage("--concat and --mix exclude each other") }
-        if let outputDir { return try runBatch(outputDir: outputDir) }
-        guard jobs == nil else { throw CLIError.usage("--jobs goes with --output-dir") }
         guard let output else { throw CLIError.usage("missing -o/--output (or --output-dir for several files)") }
         if inputs.count > 1 && !concat && !mix {
             throw CLIError.usage("\(inputs.count) input files: add --concat (one after another) or --mix (summed)")
         }
+        for input in inputs where input != "-" {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isDir), isDir.boolValue {
+                throw CLIError.usage("\(input) is a folder: render its files with --output-dir DIR --recursive")
+            }
+        }
+        var request = template.request
+        request.inputPaths = inputs
+        request.outputPath = output
+        // Standard output carries the audio: every message goes to stderr then.
+        let toStdout = (try? OutputDestination.resolve(output)) == .stream(name: "standard output", descriptor: STDOUT_FILENO)
+            || output == "/dev/stdout"
+        var bar = ProgressBar(enabled: !quiet)
+        let result: RenderRun.Result
+        do {
+            result = try RenderRun.perform(request, label: template.label, normalize: template.normalize) { fraction, progress in
+                bar.update(fraction: fraction, elapsed: progress.elapsedSeconds, speed: progress.speed)
+            }
+        } catch {
+            bar.finish()
+            throw error
+        }
+        bar.finish()
+        let summary = result.summary
+        for w in result.warnings { FileHandle.standardError.write(Data("timbre: warning: \(w)\n".utf8)) }
+        func say(_ text: String) {
+            if toStdout { FileHandle.standardError.write(Data((text + "\n").utf8)) } else { print(text) }
+        }
+        if json {
+            say(result.json(output: output).jsonText)
+        } else if !quiet {
+            if let n = result.normalizationText { say(n) }
+            say(Self.summaryLine(summary, output: output))
+            if let l = summary.loudness { say("output loudness:\n" + l.text) }
+        }
+    }
+
+    /// The options as a request (without inputs and output), checked: every usage error
+    /// before any file is touched.
+    func requestTemplate() throws(CLIError) -> RenderRun.Template {
+        guard (1...65536).contains(blockSize) else { throw .usage("--block-size \(blockSize) is out of range (allowed 1…65536)") }
+        let fmt = try format.map { f throws(CLIError) in
+            guard let v = SoundFileFormat(rawValue: f.lowercased()) else {
+                throw .usage("--format \(f) is not known (allowed: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return v
+        }
+        let enc = try encoding.map { e throws(CLIError) in try Self.encoding(e, option: "--encoding") }
+        guard ["auto", "tpdf", "none"].contains(dither) else { throw .usage("--dither \(dither) is not known (allowed: auto, tpdf, none)") }
+        if let normalize, !(-70...0).contains(normalize) { throw .usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
+        guard (-20...0).contains(truePeakCeiling) else { throw .usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
+        guard let mode = RateMode(rawValue: rateMode) else { throw .usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
+        guard let resamplerQuality = ResamplerQuality(rawValue: resampler) else { throw .usage("--resampler \(resampler) is not known (allowed: high, fast)") }
+        guard speed.isFinite, (0.25...4).contains(speed) else { throw .usage("--speed \(speed) is out of range (allowed 0.25…4)") }
+        if let sampleRate, !(8000...384000).contains(sampleRate) {
+            throw .usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
+        }
+        guard pitch.isFinite, (-24...24).contains(pitch) else { throw .usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
+        guard !(concat && mix) else { throw .usage("--concat and --mix exclude each other") }
         var trim: [TimePosition?] = []
         for (name, text) in [("--start", start), ("--end", end)] {
             guard let text else { trim.append(nil); continue }
-            guard let t = TimePosition(text) else { throw CLIError.usage("\(name) \(text) is not a time (seconds ≥ 0, e.g. 12.5, or frames:N)") }
+            guard let t = TimePosition(text) else {
+                throw .usage("\(name) \(text) is not a time (allowed: seconds ≥ 0 such as 90, 12.5, 90s or 250ms; 1:30; 00:01:30.250; frames:N)")
+            }
             trim.append(t)
         }
-        let (p, label) = try preset.map { try PresetLoader.load($0) } ?? (Preset.none, "no preset")
-        var request = RenderRequest(inputPath: inputs.first ?? "", outputPath: output, preset: p, blockFrames: blockSize,
-                                    format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil)
+        var raw: RawAudioFormat?
+        switch inputFormat.lowercased() {
+        case "auto":
+            for (name, given) in [("--input-rate", inputRate != nil), ("--input-channels", inputChannels != nil), ("--input-encoding", inputEncoding != nil)] where given {
+                throw .usage("\(name) describes headerless audio: it goes with --input-format raw")
+            }
+        case "raw":
+            guard let inputRate, let inputChannels, let inputEncoding else {
+                throw .usage("--input-format raw needs --input-rate, --input-channels and --input-encoding (a raw file has no header to say them)")
+            }
+            guard (1...768_000).contains(inputRate) else { throw .usage("--input-rate \(inputRate) is out of range (allowed 1…768000 Hz)") }
+            guard (1...64).contains(inputChannels) else { throw .usage("--input-channels \(inputChannels) is out of range (allowed 1…64)") }
+            let e = try Self.encoding(inputEncoding, option: "--input-encoding")
+            guard e.integerBits != nil || e == .float || e == .double else {
+                throw .usage("--input-encoding \(inputEncoding) is not a raw encoding (allowed: pcm16, pcm24, pcm32, float, double)")
+            }
+            raw = RawAudioFormat(sampleRate: inputRate, channelCount: inputChannels, encoding: e)
+        default:
+            throw .usage("--input-format \(inputFormat) is not known (allowed: auto, raw)")
+        }
+        var edits: [(key: String, value: String)] = []
+        var probe = AudioTags()
+        for t in tag {
+            guard let eq = t.firstIndex(of: "="), eq != t.startIndex else { throw .usage("--tag \(t) is not KEY=VALUE (e.g. --tag title=\"Episode 12\")") }
+            let key = String(t[..<eq]), value = String(t[t.index(after: eq)...])
+            do { try probe.set(key, to: value) } catch { throw .usage("--tag \(t): \(error)") }
+            edits.append((key, value))
+        }
+        guard quality == nil || bitrate == nil else { throw .usage("--quality and --bitrate exclude each other (a bitrate is constant; a quality varies it)") }
+        if let quality, !(quality.isFinite && (0...10).contains(quality)) { throw .usage("--quality \(quality) is out of range (allowed 0…10)") }
+        let (p, label) = try preset.map { a throws(CLIError) in try PresetLoader.load(a) } ?? (Preset.none, "no preset")
+        var request = RenderRequest(inputPaths: [], outputPath: "", preset: p, blockFrames: blockSize,
+                                    format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil || report != nil)
         request.ditherOnlyWhenProcessed = dither == "auto"
         request.pluginLoader = PluginHost.loader
-        request.inputPaths = inputs
         if let preset, FileManager.default.fileExists(atPath: preset) {
             request.presetDirectory = URL(fileURLWithPath: preset).deletingLastPathComponent().path
         }
         request.combination = concat ? .concat : mix ? .mix : nil
         request.start = trim[0]; request.end = trim[1]
         request.sampleRate = sampleRate; request.speed = speed; request.rateMode = mode; request.pitchSemitones = pitch; request.quality = resamplerQuality
-        var bar = ProgressBar(enabled: !quiet)
-        var normalization: (gainDB: Double, limited: Bool)?
-        if let target = normalize {
-            // Pass 1: render and measure without writing; then append the gain to the preset.
-            let first: RenderSummary
-            do {
-                first = try OfflineRenderer.render(request, presetName: label, measureOnly: true) { progress in
-                    bar.update(fraction: progress.fraction / 2, elapsed: progress.elapsedSeconds, speed: progress.speed)
-                }
-            } catch { bar.finish(); throw CLIError(error) }
-            guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
-                bar.finish()
-                throw CLIError.io("\(inputs.first ?? output): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
-            }
-            var gain = target - measured.integratedLUFS
-            let limited = measured.truePeakDBTP + gain > truePeakCeiling
-            if limited { gain = truePeakCeiling - measured.truePeakDBTP }
-            guard ParameterRanges.gainNodeDB.contains(gain) else {
-                bar.finish()
-                throw CLIError.io("\(inputs.first ?? output): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
-            }
-            request.preset = Self.appendingGain(gain, to: p)
-            normalization = (gain, limited)
-        }
-        let summary: RenderSummary
-        do {
-            summary = try OfflineRenderer.render(request, presetName: label) { progress in
-                let fraction = normalization == nil ? progress.fraction : 0.5 + progress.fraction / 2
-                bar.update(fraction: fraction, elapsed: progress.elapsedSeconds, speed: progress.speed)
-            }
-        } catch {
-            bar.finish()
-            throw CLIError(error)
-        }
-        bar.finish()
-        if let (gain, limited) = normalization, let target = normalize, let l = summary.loudness {
-            let how = limited ? String(format: "limited by the %.1f dBTP true-peak ceiling: %.2f LUFS instead of %.1f", truePeakCeiling, l.integratedLUFS, target)
-                              : String(format: "%.2f LUFS (target %.1f)", l.integratedLUFS, target)
-            if limited { FileHandle.standardError.write(Data("timbre: warning: \(output): \(how) (a limiter would be needed to reach the target)\n".utf8)) }
-            if !quiet && !json { print(String(format: "normalised: gain %+.2f dB, %@", gain, how)) }
-        }
-        if let gain = summary.gainToAvoidClippingDB {
-            FileHandle.standardError.write(Data(String(
-                format: "timbre: warning: %@: %lld samples clipped to fit %@ (peak %+.2f dBFS, true peak %+.2f dBTP before clipping); a gain of %.1f dB (a gain node {\"type\": \"gain\", \"gain\": %.1f}) or --encoding float would avoid it\n",
-                output, summary.clippedSamples, summary.encoding.rawValue, summary.peakDBFS, summary.truePeakDBTP, gain, gain).utf8))
-        }
-        if json {
-            var o = Self.summaryJSON(summary, output: output)
-            if case .object(var fields) = o {
-                if let l = summary.loudness { fields["loudness"] = l.json }
-                if let (gain, limited) = normalization {
-                    fields["normalization"] = .object(["gainDB": .number((gain * 100).rounded() / 100), "limitedByTruePeak": .bool(limited),
-                                                       "targetLUFS": .number(normalize ?? 0), "truePeakCeilingDBTP": .number(truePeakCeiling)])
-                }
-                o = .object(fields)
-            }
-            print(o.jsonText)
-        } else if !quiet {
-            print(Self.summaryLine(summary, output: output))
-            if let l = summary.loudness { print("output loudness:\n" + l.text) }
-        }
+        request.rawInput = raw
+        request.overwriteInput = overwriteInput
+        request.strict = strict
+        request.keepTags = !noTags
+        request.tagEdits = edits
+        if let quality { request.encoderSettings = EncoderSettings(quality: quality) }
+        request.bitrateKbps = bitrate
+        return RenderRun.Template(request: request, label: label, normalize: normalize.map { ($0, truePeakCeiling) })
     }
 
-    /// `preset` with a gain node at the very end (the chain, or the master bus of a graph).
-    static func appendingGain(_ db: Double, to preset: Preset) -> Preset {
-        var p = preset
-        let node = NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")
-        switch p.form {
-        case .chain(let chain): p.form = .chain(chain + [node])
-        case .graph(var g): g.master.chain.append(node); p.form = .graph(g)
+    static func encoding(_ name: String, option: String) throws(CLIError) -> SampleEncoding {
+        guard let e = SampleEncoding(rawValue: name.lowercased()) else {
+            throw .usage("\(option) \(name) is not known (allowed: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        return p
+        return e
     }
 
-    /// `--output-dir`: each input rendered alone through the preset by its own process (``BatchRender``).
-    func runBatch(outputDir: String) throws {
+    /// `--output-dir`: each input rendered alone through the preset (``BatchRender``).
+    func runBatch(outputDir: String, template: RenderRun.Template) throws {
         guard output == nil else { throw CLIError.usage("-o/--output and --output-dir exclude each other (--output-dir names each output after its input)") }
         guard !concat && !mix else { throw CLIError.usage("--output-dir renders each input alone: it excludes --concat and --mix") }
-        guard !inputs.isEmpty else { throw CLIError.usage("--output-dir needs input files") }
         let parallel = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         guard (1...256).contains(parallel) else { throw CLIError.usage("--jobs \(parallel) is out of range (allowed 1…256)") }
-        if let preset { _ = try PresetLoader.load(preset) }  // a preset error stops the batch before any file (exit 1)
+        let part = try shard.map { s throws(CLIError) in try BatchRender.Shard(s) }
+        var list = inputs
+        if let filesFrom { list += try BatchRender.readList(filesFrom) }
+        guard !list.isEmpty else { throw CLIError.usage("--output-dir needs input files (arguments or --files-from)") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw CLIError.usage("--output-dir \(outputDir) is a file, not a folder") }
@@ -194,51 +235,12 @@ struct RenderCommand: ParsableCommand {
                 throw CLIError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
             }
         }
-        let batch = BatchRender(jobs: try BatchRender.plan(inputs: inputs, directory: outputDir, format: format),
-                                options: childOptions(), parallel: parallel, quiet: quiet, json: json)
-        let status = batch.run()
+        var jobs = try BatchRender.plan(inputs: list, directory: outputDir, format: format, recursive: recursive)
+        if let part { jobs = jobs.filter { part.contains($0.input) } }
+        let batch = BatchRender(jobs: jobs, template: template, parallel: parallel, skipExisting: skipExisting,
+                                report: report, quiet: quiet, json: json)
+        let status = try batch.run()
         if status != 0 { throw ExitCode(status) }
-    }
-
-    /// This command's options as a child `timbre render` takes them (everything but the
-    /// inputs, the output and the batch's own options; presets given as paths made absolute).
-    func childOptions() -> [String] {
-        var o: [String] = []
-        if let preset {
-            o += ["--preset", FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).standardizedFileURL.path : preset]
-        }
-        if let start { o += ["--start", start] }
-        if let end { o += ["--end", end] }
-        o += ["--block-size", String(blockSize)]
-        if let format { o += ["--format", format] }
-        if let encoding { o += ["--encoding", encoding] }
-        o += ["--dither", dither]
-        if let sampleRate { o += ["--sample-rate", String(sampleRate)] }
-        o += ["--speed", String(speed), "--rate-mode", rateMode, "--pitch", String(pitch), "--quality", quality]
-        if meter { o.append("--meter") }
-        if let normalize { o += ["--normalize", String(normalize), "--true-peak-ceiling", String(truePeakCeiling)] }
-        return o
-    }
-
-    /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
-    static func summaryJSON(_ s: RenderSummary, output: String) -> JSONValue {
-        func round(_ v: Double, _ digits: Double = 100) -> JSONValue { v.isFinite ? .number((v * digits).rounded() / digits) : .null }
-        return .object([
-            "path": .string(output),
-            "format": .string(s.format.rawValue),
-            "encoding": .string(s.encoding.rawValue),
-            "encodingSource": .string(s.encodingSource),
-            "sampleRate": .number(s.sampleRate),
-            "channels": .number(Double(s.outputChannels)),
-            "inputChannels": .number(Double(s.inputChannels)),
-            "frames": .number(Double(s.frames)),
-            "durationSeconds": round(s.durationSeconds, 1000),
-            "peakDBFS": round(s.peakDBFS),
-            "truePeakDBTP": round(s.truePeakDBTP),
-            "clippedSamples": .number(Double(s.clippedSamples)),
-            "gainToAvoidClippingDB": s.gainToAvoidClippingDB.map { .number($0) } ?? .null,
-            "speed": round(s.speed, 10),
-        ])
     }
 
     static func summaryLine(_ s: RenderSummary, output: String) -> String {

@@ -114,7 +114,7 @@ import TimbreTestSupport
         let d = try CLI.tempDir()
         try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", d + "/in.wav", "synth", "0.1", "sine", "440"])
         for (args, mention) in [(["-r", "1000"], "8000…384000"), (["--speed", "5", "--rate-mode", "varispeed"], "0.25…4"),
-                                (["--rate-mode", "chipmunk"], "timestretch, varispeed"), (["--quality", "best"], "high, fast")] {
+                                (["--rate-mode", "chipmunk"], "timestretch, varispeed"), (["--resampler", "best"], "high, fast")] {
             let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/out.wav", "--preset", "flat"] + args)
             #expect(r.status == 1, "\(args): \(r.stderr)")
             #expect(r.stderr.contains(mention), "\(args): \(r.stderr)")

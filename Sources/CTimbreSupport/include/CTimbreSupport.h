@@ -64,4 +64,13 @@ void timbre_weigh_bins(const double *in, size_t nIn, const double *gain, size_t 
 /// re[i] = in[2i], im[i] = in[2i+1] (skipped when `im` is NULL), as Float, i < n.
 void timbre_unpack_complex(const double *in, float *re, float *im, size_t n);
 
+/// Temporary files a signal must not leave behind. `register` records a path (returns its
+/// slot, or -1 when all 512 are taken or the path is too long); `unregister` forgets it
+/// (after a rename or an unlink). With the handlers installed, SIGINT, SIGTERM and SIGHUP
+/// remove every registered file and exit with 128 + the signal number (130, 143, 129).
+int timbre_temporary_register(const char *path);
+void timbre_temporary_unregister(int slot);
+void timbre_temporary_remove_all(void);
+void timbre_temporary_install_signal_handlers(void);
+
 #endif
