@@ -1,6 +1,7 @@
 // Temporary files removed when the process is stopped by SIGINT, SIGTERM or SIGHUP.
 // The handler only calls async-signal-safe functions (unlink, _exit, and atomics).
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -52,4 +53,12 @@ void timbre_temporary_install_signal_handlers(void) {
     sigaction(SIGINT, &action, NULL);
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGHUP, &action, NULL);
+    // A parent may hand down a mask that blocks them (a test harness, a job runner): unblock,
+    // or the signal would wait until the render ends and the output would appear after all.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }

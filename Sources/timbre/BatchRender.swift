@@ -136,6 +136,7 @@ struct BatchRender {
         for dir in Set(jobs.map { URL(fileURLWithPath: $0.output).deletingLastPathComponent().path }) {
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
+        if skipExisting { Self.removeStaleTemporaries(in: Set(jobs.map { URL(fileURLWithPath: $0.output).deletingLastPathComponent().path })) }
         let next = JobCounter()
         let group = DispatchGroup()
         for _ in 0..<min(parallel, max(jobs.count, 1)) {
@@ -210,6 +211,19 @@ struct BatchRender {
     static func isComplete(_ path: String) -> Bool {
         guard let reader = try? SoundFileReader(path: path) else { return false }
         return reader.frameCount > 0 && reader.promisedFrames == nil
+    }
+
+    /// Temporary files (`.NAME.timbre-PID-N.tmp`) a killed run left (SIGKILL, a power cut: no
+    /// handler ran), removed when their process is gone, so a resumed batch leaves a clean folder.
+    static func removeStaleTemporaries(in folders: Set<String>) {
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                guard let marker = name.range(of: ".timbre-", options: .backwards) else { continue }
+                let fields = name[marker.upperBound...].split(separator: "-")
+                guard let pid = fields.first.flatMap({ Int32($0) }), kill(pid, 0) != 0 && errno == ESRCH else { continue }
+                unlink(folder + "/" + name)
+            }
+        }
     }
 
     static func reportLine(_ o: Outcome) -> JSONValue {

@@ -37,7 +37,7 @@ import TimbreTestSupport
         let r = try CLI.run(["render", d + "/x.wav", "--output-dir", d + "/o", "--format", "flac", "--jobs", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(CLI.listing(d + "/o") == ["x.flac"])
-        #expect(r.stdout.contains("1 files: 1 rendered, 0 failed"), "\(r.stdout)")
+        #expect(r.stdout.contains("1 files: 1 rendered, 0 skipped, 0 failed"), "\(r.stdout)")
     }
 
     /// Usage errors exit 1 before any file is written: -o with --output-dir, --jobs alone, two
@@ -62,5 +62,86 @@ import TimbreTestSupport
             #expect(r.stderr.contains(message), "\(args): \(r.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: d + "/o/same.wav"))
+    }
+
+    /// The README's recipes, read from the README and run as written: GNU parallel over four
+    /// shards, then a Slurm array (the test sets SLURM_ARRAY_TASK_ID and _COUNT as Slurm
+    /// would). Together the shards render every file exactly once; a rerun skips them all;
+    /// one report line per file.
+    @Test(arguments: ["parallel", "slurm"])
+    func readmeRecipes(recipe: String) throws {
+        let d = try CLI.tempDir()
+        try FileManager.default.createDirectory(atPath: d + "/episodes/season1", withIntermediateDirectories: true)
+        for i in 0..<24 {
+            try OutputEncodingTests.writeFloatWAV(d + "/episodes/\(i % 2 == 0 ? "season1/" : "")e\(i).wav", [Signals.noise(24_000, amplitude: 0.2, seed: UInt64(i + 10))], rate: 48000)
+        }
+        let readme = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = "# recipe: \(recipe)\n"
+        let body = try #require(readme.range(of: marker).map { readme[$0.upperBound...] }).prefix { _ in true }
+        let script = String(body[..<body.range(of: "```")!.lowerBound])
+        let bin = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        let env = ["PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        func runShards() throws {
+            if recipe == "slurm" {
+                // `find … > list.txt` comes from the parallel recipe; the array's tasks share it.
+                _ = try ProcessRunner.run("/bin/sh", ["-c", "find episodes -name '*.wav' | sort > list.txt"], cwd: d)
+                for task in 0..<4 {
+                    let r = try ProcessRunner.run("/bin/sh", ["-c", script], cwd: d, environment: env.merging(
+                        ["SLURM_ARRAY_TASK_ID": String(task), "SLURM_ARRAY_TASK_COUNT": "4"]) { $1 })
+                    #expect(r.status == 0, "task \(task): \(r.stderr)")
+                }
+            } else {
+                let r = try ProcessRunner.run("/bin/sh", ["-c", script], cwd: d, environment: env)
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+        }
+        try runShards()
+        var lines: [[String: Any]] = []
+        for k in 0..<4 {
+            let text = (try? String(contentsOfFile: d + "/report-\(k).jsonl", encoding: .utf8)) ?? ""
+            lines += text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        #expect(lines.count == 24, "report lines: \(lines.count)")
+        #expect(Set(lines.compactMap { $0["input"] as? String }).count == 24, "a file rendered twice or not at all")
+        #expect(lines.allSatisfy { $0["status"] as? String == "rendered" && $0["loudnessLUFS"] is Double })
+        #expect(CLI.listing(d + "/mastered").count == 12 + 1 && CLI.listing(d + "/mastered/season1").count == 12 || CLI.listing(d + "/mastered").count == 24,
+                "\(CLI.listing(d + "/mastered"))")
+        // Resume: nothing left to do.
+        try runShards()
+        var again: [String] = []
+        for k in 0..<4 { again += ((try? String(contentsOfFile: d + "/report-\(k).jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        #expect(again.count == 24 && again.allSatisfy { $0.contains(#""status":"skipped""#) }, "\(again.prefix(2))")
+    }
+
+    /// --shard splits by path (the union of the parts is the list, the parts disjoint),
+    /// --skip-existing redoes a truncated output and removes a dead run's temporary file, a
+    /// folder needs --recursive, and --shard out of range says how shards count.
+    @Test func shardsResumeAndFolders() throws {
+        let d = try CLI.tempDir()
+        try FileManager.default.createDirectory(atPath: d + "/in/sub", withIntermediateDirectories: true)
+        for i in 0..<9 { try OutputEncodingTests.writeFloatWAV(d + "/in/\(i < 3 ? "sub/" : "")f\(i).wav", [Signals.noise(2_400, amplitude: 0.2, seed: UInt64(i))], rate: 48000) }
+        let folder = try CLI.run(["render", d + "/in", "--output-dir", d + "/out"])
+        #expect(folder.status == 1 && folder.stderr.contains("--recursive"), "\(folder.stderr)")
+        let single = try CLI.run(["render", d + "/in", "-o", d + "/x.wav"])
+        #expect(single.status == 1 && single.stderr.contains("is a folder"), "\(single.stderr)")
+        var seen: [String] = []
+        for k in 0..<3 {
+            let r = try CLI.run(["render", d + "/in", "--recursive", "--output-dir", d + "/out", "--shard", "\(k)/3", "--json", "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] ?? [:]
+            seen += (o["outputs"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+        }
+        #expect(seen.count == 9 && Set(seen).count == 9, "\(seen)")
+        #expect(CLI.listing(d + "/out/sub") == ["f0.wav", "f1.wav", "f2.wav"])
+        // A cut output and a dead process's temporary file, as a crash leaves them.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: d + "/out/f5.wav"))
+        try whole.prefix(2000).write(to: URL(fileURLWithPath: d + "/out/f5.wav"))
+        CLI.write(d + "/out/.f6.wav.timbre-999999-1.tmp", "partial")
+        let resume = try CLI.run(["render", d + "/in", "--recursive", "--output-dir", d + "/out", "--skip-existing"])
+        #expect(resume.status == 0 && resume.stdout.contains("9 files: 1 rendered, 8 skipped, 0 failed"), "\(resume.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: d + "/out/f5.wav")) == whole)
+        #expect(!CLI.listing(d + "/out").contains(".f6.wav.timbre-999999-1.tmp"))
+        let bad = try CLI.run(["render", d + "/in", "--recursive", "--output-dir", d + "/out", "--shard", "3/3"])
+        #expect(bad.status == 1 && bad.stderr.contains("allowed 0…2"), "\(bad.stderr)")
     }
 }
