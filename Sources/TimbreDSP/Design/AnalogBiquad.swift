@@ -27,6 +27,14 @@ public struct AnalogBiquad: Sendable, Equatable {
         return (nr * nr + ni * ni) / (dr * dr + di * di)
     }
 
+    /// The width of the prototype's feature relative to ω0: 1/Q for a bell (the geometric mean
+    /// of its numerator's and denominator's s-terms), the poles' 2ζ otherwise; within 0.01…1.
+    var relativeBandwidth: Double {
+        let bell = (n1 * d1).squareRoot() / max((n2 * d2).squareRoot(), 1e-12)
+        let poles = d1 / max((d0 * d2).squareRoot(), 1e-12)
+        return min(1, max(0.01, n1 > 0 && n2 > 0 ? bell : poles))
+    }
+
     /// Natural frequency (relative to ω0) and damping ratio of the poles.
     public var poles: (naturalFrequency: Double, damping: Double) {
         let w2 = d0 / d2

@@ -76,10 +76,30 @@ public struct FilterDesign: Sendable, Hashable {
         prototypes.reduce(0) { $0 + 10 * log10($1.magnitudeSquared(normalizedFrequency: hz / frequencyHz)) }
     }
 
+    /// Whether the centre or corner is at or above 0.49 × `sampleRate`, where a digital section
+    /// cannot be placed and ``sections(sampleRate:)`` fits what the prototype does below Nyquist.
+    public func isAboveBand(sampleRate: Double) -> Bool { frequencyHz >= 0.49 * sampleRate }
+
+    /// The largest |analog response| in dB from 20 Hz to 0.9 × Nyquist: what a section above the
+    /// band still has to do there.
+    public func analogEffectInBandDB(sampleRate fs: Double) -> Double {
+        let lo = 20.0, hi = 0.45 * fs
+        return (0...199).map { abs(analogMagnitudeDB(at: lo * pow(hi / lo, Double($0) / 199))) }.max() ?? 0
+    }
+
     /// Digital second-order sections at `sampleRate`. A bell or shelf at 0 dB yields no section.
+    ///
+    /// Bells, shelves and low-passes whose centre or corner is at or above 0.49 × the rate (a
+    /// 12 kHz presence bell at 22.05 kHz, an 8 kHz shelf at 8 kHz) are fitted to their analog
+    /// prototype over 20 Hz … 0.9 × Nyquist with no point pinned (``MatchedDesign/freeFit``), so
+    /// the part of the curve that lies below Nyquist is kept; when that part is under 0.01 dB
+    /// the band is left out. A high-pass there would remove everything: callers refuse it.
     public func sections(sampleRate fs: Double) -> [BiquadCoefficients] {
         let f0 = frequencyHz
         let w0 = 2 * Double.pi * f0 / fs
+        if isAboveBand(sampleRate: fs) && type != .highPass {
+            return aboveBandSections(sampleRate: fs)
+        }
         switch type {
         case .highPass, .lowPass:
             let qs = slopeDBPerOctave.map { Self.butterworthQs(order: $0 / 6) } ?? [q]
@@ -126,11 +146,35 @@ public struct FilterDesign: Sendable, Hashable {
             let bilinear = type == .peak ? BilinearDesign.peak(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
                 : type == .lowShelf ? BilinearDesign.lowShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
                 : BilinearDesign.highShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
-            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear)
+            // A band reaching past 20 kHz (a 20 kHz bell at Q 4: to 25 kHz) is judged up to
+            // 0.9 × Nyquist, where a user's FFT still sees it, not cut off at 20 kHz.
+            let reachesTop = type != .lowShelf && f0 * (1 + 1 / q) > 20000
+            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear, wholeBand: reachesTop)
             return [gainDB > 0 ? c : c.inverse]
         case .notch: return [BilinearDesign.notch(frequencyHz: f0, q: q, sampleRate: fs)]
         case .bandPass: return [BilinearDesign.bandPass(frequencyHz: f0, q: q, sampleRate: fs)]
         case .allPass: return [BilinearDesign.allPass(frequencyHz: f0, q: q, sampleRate: fs)]
+        }
+    }
+
+    /// ``sections(sampleRate:)`` for a design above the band.
+    func aboveBandSections(sampleRate fs: Double) -> [BiquadCoefficients] {
+        let w0 = 2 * Double.pi * frequencyHz / fs
+        switch type {
+        case .peak, .lowShelf, .highShelf, .lowPass:
+            if type.hasGain && gainDB == 0 { return [] }
+            guard analogEffectInBandDB(sampleRate: fs) >= 0.01 else { return [] }
+            if type == .lowPass {
+                let qs = slopeDBPerOctave.map { Self.butterworthQs(order: $0 / 6) } ?? [q]
+                return qs.compactMap { MatchedDesign.freeFit(.lowPass(q: $0), omega0: w0, sampleRate: fs, pinOmega0: false, wholeBand: true) }
+            }
+            let boost = abs(gainDB)
+            let proto: AnalogBiquad = type == .peak ? .peak(gainDB: boost, q: q)
+                : type == .lowShelf ? .lowShelf(gainDB: boost, q: q) : .highShelf(gainDB: boost, q: q)
+            guard let c = MatchedDesign.freeFit(proto, omega0: w0, sampleRate: fs, pinOmega0: false, wholeBand: true) else { return [] }
+            return [gainDB > 0 ? c : c.inverse]
+        default:
+            return []
         }
     }
 }

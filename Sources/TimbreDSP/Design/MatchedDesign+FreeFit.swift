@@ -38,8 +38,10 @@ extension MatchedDesign {
                                iterations: Int = 60) -> BiquadCoefficients? {
         let top = topOfBand(sampleRate, wholeBand: wholeBand)
         let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4)
-        let fitted = 160
-        var omegas = (0..<fitted).map { lo * pow(top / lo, Double($0) / Double(fitted - 1)) }
+        var omegas = (0..<160).map { lo * pow(top / lo, Double($0) / 159) }
+        let width = 1.5 * prototype.relativeBandwidth
+        omegas += (0..<32).map { omega0 * (1 - width + 2 * width * Double($0) / 31) }.filter { $0 > lo && $0 < top }
+        let fitted = omegas.count
         var weights = [Double](repeating: 1, count: fitted)
         for k in 1...10 { omegas.append(top + Double(k) * (0.999 * Double.pi - top) / 10); weights.append(0.05) }
         // ω0 last, with a weight kept far above the others so the set gain is met exactly.

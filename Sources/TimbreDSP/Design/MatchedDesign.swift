@@ -121,11 +121,18 @@ package enum MatchedDesign {
         wholeBand ? 0.9 * Double.pi : min(0.9 * Double.pi, 2 * Double.pi * 20000 / sampleRate)
     }
 
-    /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to ``topOfBand(_:)``.
-    static func grid(omega0: Double, sampleRate: Double, wholeBand: Bool = false) -> [Double] {
+    /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to ``topOfBand(_:)``,
+    /// plus 32 points across ω0 ± 1.5·ω0/Q of `prototype` (a narrow bell is a few percent
+    /// wide: a log grid alone steps over it, and the fit would be judged where it is easy).
+    static func grid(omega0: Double, sampleRate: Double, wholeBand: Bool = false, prototype: AnalogBiquad? = nil) -> [Double] {
         let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = topOfBand(sampleRate, wholeBand: wholeBand)
         let n = 128
-        return (0..<n).map { lo * pow(hi / lo, Double($0) / Double(n - 1)) }
+        var g = (0..<n).map { lo * pow(hi / lo, Double($0) / Double(n - 1)) }
+        if let p = prototype {
+            let width = 1.5 * p.relativeBandwidth
+            g += (0..<32).map { omega0 * (1 - width + 2 * width * Double($0) / 31) }.filter { $0 > lo && $0 < hi }
+        }
+        return g
     }
 
     /// The refined least-squares fit described in the type's documentation.
@@ -148,7 +155,7 @@ package enum MatchedDesign {
         // A1 = |A(−1)|² (never near zero for audio poles, unlike A0 = |A(1)|² for low ω0).
         guard let start = threePoint(prototype, omega0: omega0) else { return nil }
         let fixedA1 = (1 - start.a1 + start.a2) * (1 - start.a1 + start.a2)
-        var omegas = grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
+        var omegas = grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand, prototype: prototype)
         let fitted = omegas.count
         var weights = [Double](repeating: 1, count: omegas.count)
         let top = topOfBand(sampleRate, wholeBand: wholeBand)
@@ -245,7 +252,7 @@ package enum MatchedDesign {
         let wants: [Double]
 
         init(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double, correction: ((Double) -> Double)?, wholeBand: Bool) {
-            let omegas = MatchedDesign.grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand)
+            let omegas = MatchedDesign.grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand, prototype: prototype)
             phis = omegas.map(MatchedDesign.phi)
             wants = omegas.map { w in max(1e-10, prototype.magnitudeSquared(normalizedFrequency: w / omega0) * (correction?(w) ?? 1)) }
         }

@@ -81,8 +81,9 @@ package enum EQNode: NodeDefinition {
 
     package static func lower(_ s: EQSettings, into node: inout NodeLowering) throws(PresetError) {
         var sections: [BiquadCoefficients] = []
-        for (j, band) in s.bands.enumerated() {
-            try node.checkFrequency(band.frequencyHz, at: node.path + ".bands[\(j)].frequency")
+        // Bands at or above 0.49 × the rate are fitted to what their analog curve does below
+        // Nyquist (FilterDesign.sections), so every preset runs at every rate.
+        for band in s.bands {
             sections += DesignCache.shared.sections(band.design, sampleRate: node.sampleRate)
         }
         node.addSections(sections)

@@ -60,7 +60,14 @@ package enum FilterNode: NodeDefinition {
     }
 
     package static func lower(_ d: FilterDesign, into node: inout NodeLowering) throws(PresetError) {
-        try node.checkFrequency(d.frequencyHz, at: node.path + ".frequency")
+        switch d.type {
+        case .lowPass, .peak, .lowShelf, .highShelf:
+            break  // above 0.49 × the rate: fitted below Nyquist, or passes (FilterDesign.sections)
+        case .highPass where d.isAboveBand(sampleRate: node.sampleRate):
+            throw PresetError(path: node.path + ".frequency", "a high-pass at \(JSONValue.number(d.frequencyHz).brief) Hz is at or above 0.49 × the sample rate \(JSONValue.number(node.sampleRate).brief) Hz: it would remove everything (allowed below \(JSONValue.number((0.49 * node.sampleRate * 10).rounded(.down) / 10).brief) Hz)")
+        default:
+            try node.checkFrequency(d.frequencyHz, at: node.path + ".frequency")
+        }
         node.addSections(DesignCache.shared.sections(d, sampleRate: node.sampleRate))
     }
 
