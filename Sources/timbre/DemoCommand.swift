@@ -16,9 +16,14 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         guard seconds > 0 && seconds <= 3600 else { throw CLIError.usage("--seconds \(seconds) is out of range (allowed 0…3600)") }
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
-            throw CLIError.io("\(outputDir): output directory does not exist")
+        if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw CLIError.usage("--output-dir \(outputDir) is a file, not a folder") }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
+                throw CLIError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
+            }
         }
+        TemporaryFiles.installSignalHandlers()
         let (p, label) = try PresetLoader.load(preset)
         let rate = 48000.0
         let signal = DemoSignal.stereo(seconds: seconds, sampleRate: rate)

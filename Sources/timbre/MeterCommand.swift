@@ -25,10 +25,13 @@ struct MeterCommand: ParsableCommand {
         for path in files {
             var bar = ProgressBar(enabled: !json || isatty(STDOUT_FILENO) == 0)
             let start = Date()
+            // Seconds of audio, so the bar can say how fast the measurement runs.
+            let seconds = (try? SoundFileReader(path: path))?.durationSeconds ?? 0
             let report: LoudnessReport
             do {
                 report = try LoudnessAnalyzer.measure(path: path, shortTermRateHz: lraRate) { fraction in
-                    bar.update(fraction: fraction, elapsed: Date().timeIntervalSince(start), speed: 0)
+                    let elapsed = Date().timeIntervalSince(start)
+                    bar.update(fraction: fraction, elapsed: elapsed, speed: elapsed > 0 ? fraction * seconds / elapsed : 0)
                 }
             } catch {
                 bar.finish()

@@ -53,7 +53,8 @@ struct SpectrumCommand: ParsableCommand {
             if n == 0 { break }
             analyzer.process(ptrs, frameCount: n)
             done += Int64(n)
-            if reader.frameCount > 0 { bar.update(fraction: Double(done) / Double(reader.frameCount), elapsed: Date().timeIntervalSince(start), speed: 0) }
+            let elapsed = Date().timeIntervalSince(start)
+            if reader.frameCount > 0 { bar.update(fraction: Double(done) / Double(reader.frameCount), elapsed: elapsed, speed: elapsed > 0 ? Double(done) / reader.sampleRate / elapsed : 0) }
         }
         bar.finish()
         guard analyzer.frames > 0 else { throw CLIError.io("\(file): shorter than one FFT frame (\(fftSize) samples); use a smaller --fft-size") }
@@ -89,7 +90,8 @@ struct SpectrumCommand: ParsableCommand {
                 let heldPts = (1..<analyzer.binCount).map { (analyzer.frequency(ofBin: $0), held[$0]) }
                 series = [SVGPlot.Series(name: "peak hold", color: "#f4a3a3", points: heldPts, width: 1.2),
                           SVGPlot.Series(name: "average", color: SVGPlot.palette[0], points: pts)]
-                values = levels.dropFirst().filter { $0 > -200 } + [peak.levelDB]
+                // The axis holds what is drawn: the peak-hold curve sits above the average.
+                values = (levels.dropFirst() + held.dropFirst()).filter { $0 > -200 } + [peak.levelDB]
             }
             let range = SVGPlot.range(of: values, step: 10, minimumSpan: 40, hard: -160...20)
             let plot = SVGPlot(title: "Spectrum of \((file as NSString).lastPathComponent) (\(fftSize)-point \(win.rawValue), \(analyzer.frames) frames)",

@@ -78,4 +78,22 @@ import TimbreTestSupport
         #expect(svg.panels == 2 && svg.series.contains("b") && svg.series.contains("total") && svg.markers >= 1)
         #expect(Self.isPNG(d + "/r.png"))
     }
+
+    /// The spectrum's peak frequency with every window, from sox's sines between bins:
+    /// 997 Hz and 1234.5 Hz within 0.1 Hz, levels within 0.05 dB (the flat-top read 997.74 Hz
+    /// when the peak was a parabola through three bins).
+    @Test func peakFrequencyWithEveryWindow() throws {
+        let d = try CLI.tempDir()
+        for (hz, rate, gain, size) in [(997.0, 48000, -6.0, "8192"), (1234.5, 44100, -3.0, "4096")] {
+            let path = d + "/tone\(Int(hz)).wav"
+            try CLI.tool(["sox", "-n", "-r", String(rate), "-c", "1", "-b", "24", path, "synth", "3", "sine", String(hz), "gain", String(gain)])
+            for window in ["hann", "hamming", "blackman-harris", "flattop"] {
+                let r = try CLI.run(["spectrum", path, "--window", window, "--fft-size", size, "--json"])
+                let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] ?? [:]
+                let f = o["peakFrequencyHz"] as? Double ?? 0, level = o["peakLevelDBFS"] as? Double ?? 0
+                #expect(abs(f - hz) <= 0.1, "\(window): \(f) Hz for \(hz) Hz")
+                #expect(abs(level - gain) <= 0.05, "\(window): \(level) dBFS for \(gain)")
+            }
+        }
+    }
 }

@@ -35,6 +35,9 @@ public struct AnalogBiquad: Sendable, Equatable {
         return min(1, max(0.01, n1 > 0 && n2 > 0 ? bell : poles))
     }
 
+    /// A bell: unit gain at DC and far above (n0 = d0, n2 = d2), a feature around ω0 between.
+    var isBell: Bool { n0 == d0 && n2 == d2 && n1 != d1 }
+
     /// Natural frequency (relative to ω0) and damping ratio of the poles.
     public var poles: (naturalFrequency: Double, damping: Double) {
         let w2 = d0 / d2

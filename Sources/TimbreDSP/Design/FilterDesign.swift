@@ -146,10 +146,7 @@ public struct FilterDesign: Sendable, Hashable {
             let bilinear = type == .peak ? BilinearDesign.peak(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
                 : type == .lowShelf ? BilinearDesign.lowShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
                 : BilinearDesign.highShelf(frequencyHz: f0, gainDB: boost, q: q, sampleRate: fs)
-            // A band reaching past 20 kHz (a 20 kHz bell at Q 4: to 25 kHz) is judged up to
-            // 0.9 × Nyquist, where a user's FFT still sees it, not cut off at 20 kHz.
-            let reachesTop = type != .lowShelf && f0 * (1 + 1 / q) > 20000
-            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear, wholeBand: reachesTop)
+            let c = MatchedDesign.design(proto, omega0: w0, sampleRate: fs, fallback: bilinear)
             return [gainDB > 0 ? c : c.inverse]
         case .notch: return [BilinearDesign.notch(frequencyHz: f0, q: q, sampleRate: fs)]
         case .bandPass: return [BilinearDesign.bandPass(frequencyHz: f0, q: q, sampleRate: fs)]

@@ -36,7 +36,7 @@ extension MatchedDesign {
     package static func freeFit(_ prototype: AnalogBiquad, omega0: Double, sampleRate: Double,
                                correction: ((Double) -> Double)? = nil, pinOmega0: Bool = true, wholeBand: Bool = false,
                                iterations: Int = 60) -> BiquadCoefficients? {
-        let top = topOfBand(sampleRate, wholeBand: wholeBand)
+        let top = topOfBand(sampleRate, wholeBand: wholeBand, prototype: prototype)
         let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4)
         var omegas = (0..<160).map { lo * pow(top / lo, Double($0) / 159) }
         let width = 1.5 * prototype.relativeBandwidth

@@ -114,18 +114,22 @@ package enum MatchedDesign {
         return BiquadCoefficients(b0: b0, b1: -2 * b0, b2: b0, a1: a1, a2: a2)
     }
 
-    /// Top of the band the designs are judged on: 20 kHz or 0.9·Nyquist, whichever is lower
-    /// (at 96 kHz nobody hears 20–43 kHz, and spending the fit there costs accuracy below).
+    /// Top of the band the designs are judged on: 20 kHz (22 kHz for bells) or 0.9·Nyquist,
+    /// whichever is lower (at 96 kHz nobody hears 22–43 kHz, and spending the fit there costs
+    /// accuracy below). Bells go to 22 kHz so a 20 kHz bell's upper edge is judged too: at
+    /// 48 kHz a Q 4 bell at 20 kHz was 1.4 dB off at 21.6 kHz when the fit stopped at 20 kHz;
+    /// shelves keep 20 kHz (at 22 kHz their worst case at 48 kHz grew from 0.33 to 0.38 dB).
     /// Pass/stop filters (`wholeBand`) are judged up to 0.9·Nyquist instead.
-    static func topOfBand(_ sampleRate: Double, wholeBand: Bool = false) -> Double {
-        wholeBand ? 0.9 * Double.pi : min(0.9 * Double.pi, 2 * Double.pi * 20000 / sampleRate)
+    static func topOfBand(_ sampleRate: Double, wholeBand: Bool = false, prototype: AnalogBiquad? = nil) -> Double {
+        let hz = prototype?.isBell == true ? 22000.0 : 20000
+        return wholeBand ? 0.9 * Double.pi : min(0.9 * Double.pi, 2 * Double.pi * hz / sampleRate)
     }
 
     /// The evaluation/fitting grid: log-spaced from 20 Hz (or below ω0) to ``topOfBand(_:)``,
     /// plus 32 points across ω0 ± 1.5·ω0/Q of `prototype` (a narrow bell is a few percent
     /// wide: a log grid alone steps over it, and the fit would be judged where it is easy).
     static func grid(omega0: Double, sampleRate: Double, wholeBand: Bool = false, prototype: AnalogBiquad? = nil) -> [Double] {
-        let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = topOfBand(sampleRate, wholeBand: wholeBand)
+        let lo = min(2 * Double.pi * 20 / sampleRate, omega0 / 4), hi = topOfBand(sampleRate, wholeBand: wholeBand, prototype: prototype)
         let n = 128
         var g = (0..<n).map { lo * pow(hi / lo, Double($0) / Double(n - 1)) }
         if let p = prototype {
@@ -158,7 +162,7 @@ package enum MatchedDesign {
         var omegas = grid(omega0: omega0, sampleRate: sampleRate, wholeBand: wholeBand, prototype: prototype)
         let fitted = omegas.count
         var weights = [Double](repeating: 1, count: omegas.count)
-        let top = topOfBand(sampleRate, wholeBand: wholeBand)
+        let top = topOfBand(sampleRate, wholeBand: wholeBand, prototype: prototype)
         let extra = wholeBand ? 7 : 16
         for k in 1...extra {  // above the judged band: keep the response sensible, lightly weighted
             omegas.append(top + Double(k) * (0.995 * Double.pi - top) / Double(extra)); weights.append(0.1)

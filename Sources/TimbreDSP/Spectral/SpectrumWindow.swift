@@ -26,4 +26,15 @@ public enum SpectrumWindow: String, CaseIterable, Sendable {
             return Float(w)
         }
     }
+
+    /// |W(x)| of the window's transform `x` bins from its centre, normalised to W(0) = 1
+    /// (the N → ∞ form of the cosine-sum window's transform: a0·sinc(x) + Σ a_k/2·[sinc(x−k) +
+    /// sinc(x+k)], Harris 1978, eq. 32 and after). A sine between bins reads this shape.
+    public func mainLobe(atBinOffset x: Double) -> Double {
+        func sinc(_ v: Double) -> Double { abs(v) < 1e-12 ? 1 : sin(Double.pi * v) / (Double.pi * v) }
+        let a = coefficients
+        var w = a[0] * sinc(x)
+        for k in 1..<a.count { w += a[k] / 2 * (sinc(x - Double(k)) + sinc(x + Double(k))) }
+        return abs(w) / a[0]
+    }
 }

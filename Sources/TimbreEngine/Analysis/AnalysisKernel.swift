@@ -108,7 +108,7 @@ package struct AnalysisKernel {
             let p = spectrumSnapshot.read()
             let bins = spectrum.binCount
             func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: spectrum.windowSum) }
-            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), flatTop: spectrum.window == .flatTop, level: level)
+            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), window: spectrum.window, level: level)
             let bands = SpectrumKernel.bands(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) { p[1 + $0] }
             reading.spectrum = .init(frames: Int(p[0]), fftSize: spectrum.size, peakFrequencyHz: peak.frequencyHz, peakLevelDB: v(peak.levelDB),
                                      bands: bands.map { ($0.centerHz, v($0.levelDB)) })
