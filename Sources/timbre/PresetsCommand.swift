@@ -5,8 +5,36 @@ import TimbrePlugins
 
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "presets", abstract: "List the shipped presets or validate preset files.",
-        subcommands: [List.self, Validate.self, Show.self])
+        commandName: "presets", abstract: "List, validate, show and import presets.",
+        subcommands: [List.self, Validate.self, Show.self, Import.self])
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file (Preamp: …, Filter N: ON PK Fc … Gain … Q …) as a preset.")
+        @Argument(help: "The parametric EQ text file (- for standard input).") var file: String
+        @Option(name: .shortAndLong, help: "Write the preset here (default: standard output).") var output: String?
+        @Option(name: .long, help: "The preset's name (default: the file's name).") var name: String?
+
+        func run() throws {
+            let data: Data
+            if file == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else {
+                guard let d = FileManager.default.contents(atPath: file) else { throw CLIError.usage("\(file): cannot read the file") }
+                data = d
+            }
+            let label = file == "-" ? "standard input" : file
+            let presetName = name ?? (file == "-" ? "imported" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
+            let preset: Preset
+            do { preset = try ParametricEQImport.preset(from: String(decoding: data, as: UTF8.self), name: presetName, source: label) }
+            catch { throw CLIError.usage("\(error)") }
+            let json = PresetEncoder.encode(preset).jsonText + "\n"
+            guard let output else { print(json, terminator: ""); return }
+            do { try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                throw CLIError.io("\(output): cannot write: \(error.localizedDescription)")
+            }
+            print("\(output): \(preset.name), \(preset.allNodes.count) nodes")
+            for line in preset.outline { print(line) }
+        }
+    }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the shipped presets.")
