@@ -52,4 +52,19 @@ import TimbreTestSupport
             }
         }
     }
+
+    /// docs/PLUGINS.md's preset, as written there, renders a stereo file with the real x42
+    /// plugins, and `timbre plugins` shows fil4 with the control count the page states.
+    @Test func pluginsPageExampleRuns() throws {
+        let page = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("docs/PLUGINS.md"), encoding: .utf8)
+        let json = try #require(page.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let d = try ProcessRunner.temporaryDirectory("timbre-docs")
+        try Data(json.utf8).write(to: URL(fileURLWithPath: d + "/plugins.json"))
+        _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", d + "/in.wav", "synth", "1", "pinknoise", "gain", "-12"])
+        let r = try ProcessRunner.run(ProcessRunner.timbreBinary, ["render", d + "/in.wav", "-o", d + "/out.wav", "--preset", d + "/plugins.json"])
+        #expect(r.status == 0, "the PLUGINS.md preset fails: \(r.stderr)")
+        let listed = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins"])
+        let fil4 = listed.stdout.split(separator: "\n").first { $0.contains("fil4#stereo ") || $0.contains("fil4#stereo  ") }
+        #expect(fil4.map { page.contains(String($0)) } == true, "PLUGINS.md's fil4 line differs from `timbre plugins`: \(fil4 ?? "none")")
+    }
 }
