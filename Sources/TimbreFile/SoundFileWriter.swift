@@ -7,11 +7,11 @@ import Foundation
 /// is written to a hidden temporary file beside it and renamed over it only in ``commit()``;
 /// a stream (standard output, a FIFO, `/dev/null`, a terminal) is encoded into an unlinked
 /// temporary file and copied to it in ``commit()``, never replaced. ``abort()`` (and `deinit`
-/// without a commit) deletes the temporary file, and it is registered with ``TemporaryFiles``
+/// without a commit) deletes the temporary file, and it is registered with `TemporaryFiles`
 /// so a signal removes it too: a failed or interrupted render leaves no partial file and never
 /// touches an existing one.
 ///
-/// Every byte goes through ``CheckedFileIO``: a failed write (a full disk, a file size limit)
+/// Every byte goes through `CheckedFileIO`: a failed write (a full disk, a file size limit)
 /// is an error naming the cause, from the write or from ``commit()``, never a truncated file.
 /// Clipping is enabled (`SFC_SET_CLIPPING`): without it libsndfile wraps out-of-range floats
 /// in integer formats and silently writes nothing to FLAC. No timestamps are written (the
@@ -175,7 +175,7 @@ public final class SoundFileWriter {
         switch destination {
         case .file(let target):
             // close(2) is checked (it reports what a file system deferred); ext4 and tmpfs
-            // report a full disk at write(2), which ``CheckedFileIO`` caught.
+            // report a full disk at write(2), which `CheckedFileIO` caught.
             let closed = close(io.descriptor) == 0
             closedDescriptor = true
             if !closed {

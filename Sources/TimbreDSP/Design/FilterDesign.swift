@@ -91,7 +91,7 @@ public struct FilterDesign: Sendable, Hashable {
     ///
     /// Bells, shelves and low-passes whose centre or corner is at or above 0.49 × the rate (a
     /// 12 kHz presence bell at 22.05 kHz, an 8 kHz shelf at 8 kHz) are fitted to their analog
-    /// prototype over 20 Hz … 0.9 × Nyquist with no point pinned (``MatchedDesign/freeFit``), so
+    /// prototype over 20 Hz … 0.9 × Nyquist with no point pinned (`MatchedDesign.freeFit`), so
     /// the part of the curve that lies below Nyquist is kept; when that part is under 0.01 dB
     /// the band is left out. A high-pass there would remove everything: callers refuse it.
     public func sections(sampleRate fs: Double) -> [BiquadCoefficients] {
