@@ -15,7 +15,7 @@ import Testing
         CLI.write(d + "/invalid.json", #"{"version": 1, "name": "x", "chain": [ {"type": "gain" ]}"#)
         CLI.write(d + "/unknown-node.json", #"{"version": 1, "name": "x", "chain": [{"type": "chorus"}]}"#)
         CLI.write(d + "/eq25.json", #"{"version": 1, "name": "x", "chain": [{"type": "eq", "bands": [{"frequency": 1000, "gain": 25}]}]}"#)
-        CLI.write(d + "/nyquist.json", #"{"version": 1, "name": "x", "chain": [{"type": "highshelf", "frequency": 18000, "gain": 3}]}"#)
+        CLI.write(d + "/nyquist.json", #"{"version": 1, "name": "x", "chain": [{"type": "highpass", "frequency": 18000}]}"#)
         CLI.write(d + "/ok.json", #"{"version": 1, "name": "x", "chain": [{"type": "gain", "gain": -1}]}"#)
         return d
     }()
@@ -38,7 +38,7 @@ import Testing
         Case(name: "invalid JSON", input: "good.wav", output: "out.wav", preset: "invalid.json", status: 1, mentions: ["invalid.json", "invalid JSON", "line 1, column"]),
         Case(name: "unknown node type", input: "good.wav", output: "out.wav", preset: "unknown-node.json", status: 1, mentions: ["unknown-node.json", "chain[0].type", "chorus"]),
         Case(name: "EQ gain 25 dB", input: "good.wav", output: "out.wav", preset: "eq25.json", status: 1, mentions: ["eq25.json", "chain[0].bands[0].gain", "25", "-20…20 dB"]),
-        Case(name: "frequency above Nyquist", input: "rate32k.wav", output: "out.wav", preset: "nyquist.json", status: 1, mentions: ["chain[0].frequency", "18000", "32000 Hz"]),
+        Case(name: "high-pass above Nyquist", input: "rate32k.wav", output: "out.wav", preset: "nyquist.json", status: 1, mentions: ["chain[0].frequency", "18000", "32000 Hz"]),
         Case(name: "output directory missing", input: "good.wav", output: "no/such/dir/out.wav", preset: "ok.json", status: 2, mentions: ["does not exist"]),
         Case(name: "unknown output extension", input: "good.wav", output: "out.xyz", preset: "ok.json", status: 1, mentions: ["--format"]),
     ]

@@ -151,9 +151,9 @@ import TimbreFile
         #expect(abs(Double(peak) - 0.5 * 1.99526 * 0.70711) < 0.002, "peak \(peak)")
 
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: dir + "/keep.wav"))
-        // 16 kHz is above 0.49 × 32 kHz: a preset error, after the input was opened.
+        // A 16 kHz high-pass is above 0.49 × 32 kHz: a preset error, after the input was opened.
         try Self.write(dir + "/in32.wav", [Self.sine(3200, rate: 32000)], format: .wav, encoding: .pcm16, rate: 32000)
-        let high = try PresetDecoder.decode(Data(#"{"version":1,"name":"h","chain":[{"type":"peak","frequency":16000}]}"#.utf8))
+        let high = try PresetDecoder.decode(Data(#"{"version":1,"name":"h","chain":[{"type":"highpass","frequency":16000}]}"#.utf8))
         #expect(throws: RenderError.self) {
             try OfflineRenderer.render(RenderRequest(inputPath: dir + "/in32.wav", outputPath: dir + "/keep.wav", preset: high))
         }
