@@ -44,17 +44,9 @@ final class CheckedFileIO {
             },
             write: { buffer, count, user in
                 let me = Unmanaged<CheckedFileIO>.fromOpaque(user!).takeUnretainedValue()
-                var done = 0
-                while done < Int(count) {
-                    let r = Foundation.write(me.descriptor, buffer! + done, Int(count) - done)
-                    if r < 0 && errno == EINTR { continue }
-                    if r <= 0 {
-                        if me.failure == 0 { me.failure = r < 0 ? errno : ENOSPC }
-                        break
-                    }
-                    done += r
-                }
-                return sf_count_t(done)
+                let (written, error) = CheckedFileIO.writeAll(me.descriptor, buffer!, Int(count))
+                if let error, me.failure == 0 { me.failure = error }
+                return sf_count_t(written)
             },
             tell: { user in
                 let me = Unmanaged<CheckedFileIO>.fromOpaque(user!).takeUnretainedValue()
@@ -73,12 +65,20 @@ final class CheckedFileIO {
             let n = Foundation.read(descriptor, buffer, size)
             if n < 0 { if errno == EINTR { continue }; return errno }
             if n == 0 { return nil }
-            var done = 0
-            while done < n {
-                let w = Foundation.write(destination, buffer + done, n - done)
-                if w < 0 { if errno == EINTR { continue }; return errno }
-                done += w
-            }
+            if let e = Self.writeAll(destination, buffer, n).error { return e }
         }
+    }
+
+    /// Writes all `count` bytes, retrying partial writes and EINTR; returns how many were
+    /// written and the `errno` that stopped it (ENOSPC for a write of 0 bytes).
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> (written: Int, error: Int32?) {
+        var done = 0
+        while done < count {
+            let r = Foundation.write(fd, buffer + done, count - done)
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 { return (done, r < 0 ? errno : ENOSPC) }
+            done += r
+        }
+        return (done, nil)
     }
 }

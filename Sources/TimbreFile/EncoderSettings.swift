@@ -29,27 +29,23 @@ public struct EncoderSettings: Equatable, Sendable {
         self.init(compressionLevel: min(0.99, 1 - min(10, max(0, quality)) / 10), bitrateMode: nil)
     }
 
-    /// A constant bitrate, as libsndfile derives it from the compression level (its
-    /// `mpeg_l3_encoder_set_quality` and Opus encoder: a straight line between the codec's
-    /// largest and smallest rate). Returns nil with the range when `kbps` is outside it, or
-    /// when the codec has no bitrate control (Vorbis in libsndfile is quality-only).
-    public static func constantBitrate(_ kbps: Double, encoding: SampleEncoding, sampleRate: Int, channelCount: Int) -> Result<EncoderSettings, AudioTagError> {
-        let range: ClosedRange<Double>
+    /// The constant bitrates (kb/s) libsndfile can give `encoding` at this rate and channel
+    /// count; nil when the codec has no bitrate control (Vorbis in libsndfile is quality-only).
+    public static func bitrateRange(for encoding: SampleEncoding, sampleRate: Int, channelCount: Int) -> ClosedRange<Double>? {
         switch encoding {
-        case .mp3:
-            // MPEG-1 (≥ 32 kHz) 32…320 kb/s, MPEG-2 (≥ 16 kHz) 8…160, MPEG-2.5 8…64.
-            range = sampleRate >= 32000 ? 32...320 : sampleRate >= 16000 ? 8...160 : 8...64
-        case .opus:
-            // libsndfile's Opus: 6 kb/s … 256 kb/s per channel.
-            range = 6 * Double(channelCount)...256 * Double(channelCount)
-        default:
-            return .failure(AudioTagError("\(encoding.rawValue) has no bitrate setting in libsndfile (use a quality 0…10)"))
+        // MPEG-1 (≥ 32 kHz) 32…320 kb/s, MPEG-2 (≥ 16 kHz) 8…160, MPEG-2.5 8…64.
+        case .mp3: sampleRate >= 32000 ? 32...320 : sampleRate >= 16000 ? 8...160 : 8...64
+        // libsndfile's Opus: 6 kb/s … 256 kb/s per channel.
+        case .opus: 6 * Double(channelCount)...256 * Double(channelCount)
+        default: nil
         }
-        guard range.contains(kbps) else {
-            return .failure(AudioTagError("bitrate \(kbps) kb/s is out of range for \(encoding.rawValue) at \(sampleRate) Hz, \(channelCount) channels (allowed \(Int(range.lowerBound))…\(Int(range.upperBound)) kb/s)"))
-        }
-        let level = (range.upperBound - kbps) / (range.upperBound - range.lowerBound)
-        return .success(EncoderSettings(compressionLevel: level, bitrateMode: .constant))
+    }
+
+    /// A constant bitrate within `range` (``bitrateRange(for:sampleRate:channelCount:)``), as
+    /// libsndfile derives it from the compression level: a straight line from the largest rate
+    /// (level 0) to the smallest (level 1), its `mpeg_l3_encoder_set_quality` and Opus encoder.
+    public init(constantBitrate kbps: Double, in range: ClosedRange<Double>) {
+        self.init(compressionLevel: (range.upperBound - kbps) / (range.upperBound - range.lowerBound), bitrateMode: .constant)
     }
 
     /// Applies the settings to a file just opened for writing; an error names what was refused.

@@ -30,7 +30,7 @@ public struct RenderRequest: Sendable {
     /// With `dither`: leave it off while the audio is already on the output's integer grid —
     /// when nothing changed the samples (a transcode, a trim, a flat preset), so 16-bit in,
     /// 16-bit out stays bit-identical, as sox does; from the first sample off the grid on, dither.
-    public var ditherOnlyWhenProcessed = false
+    public var ditherOnlyOffGrid = false
     /// Measure the output's loudness (``RenderSummary/loudness``).
     public var meter: Bool
     /// Output sample rate (nil: the input's). The file is converted before the preset, which
@@ -325,10 +325,13 @@ public enum OfflineRenderer {
         }
         var encoder = request.encoderSettings
         if let kbps = request.bitrateKbps {
-            switch EncoderSettings.constantBitrate(kbps, encoding: encoding, sampleRate: Int(outputRate), channelCount: plan.outputChannelCount) {
-            case .success(let e): encoder = e
-            case .failure(let e): throw .request(.bitrate, e.description)
+            guard let range = EncoderSettings.bitrateRange(for: encoding, sampleRate: Int(outputRate), channelCount: plan.outputChannelCount) else {
+                throw .request(.bitrate, "\(encoding.rawValue) has no bitrate setting in libsndfile (use a quality 0…10)")
             }
+            guard range.contains(kbps) else {
+                throw .request(.bitrate, "bitrate \(kbps) kb/s is out of range for \(encoding.rawValue) at \(Int(outputRate)) Hz, \(plan.outputChannelCount) channels (allowed \(Int(range.lowerBound))…\(Int(range.upperBound)) kb/s)")
+            }
+            encoder = EncoderSettings(constantBitrate: kbps, in: range)
         } else if encoder.compressionLevel != nil && ![.mp3, .opus, .vorbis].contains(encoding) {
             throw .request(.encoderSettings, "\(encoding.rawValue) has no quality setting (MP3, Opus and Vorbis have)")
         }
@@ -340,7 +343,7 @@ public enum OfflineRenderer {
                                              sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
                                              dither: request.dither, tags: tags, encoder: encoder)
             } catch { throw .file(error) }
-            writer?.ditherOnlyOffGrid = request.ditherOnlyWhenProcessed
+            writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
         }
         let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
 

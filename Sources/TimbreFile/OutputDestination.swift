@@ -15,6 +15,10 @@ public enum OutputDestination: Equatable, Sendable {
     /// Write through to this stream: an open descriptor (standard output) or a path to open.
     case stream(name: String, descriptor: Int32?)
 
+    /// Whether the bytes go to this process's standard output (`-`, `/dev/stdout`): messages
+    /// must then go to stderr.
+    public var isStandardOutput: Bool { if case .stream(_, STDOUT_FILENO) = self { true } else { false } }
+
     /// The destination for `path` (`-` is standard output).
     public static func resolve(_ path: String) throws(AudioFileError) -> OutputDestination {
         switch path {

@@ -65,11 +65,7 @@ struct BatchRender {
     /// Paths from `--files-from` (a file, or `-` for standard input): one per line, blank lines
     /// and surrounding spaces ignored.
     static func readList(_ source: String) throws(CLIError) -> [String] {
-        let data: Data
-        if source == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else {
-            guard let d = FileManager.default.contents(atPath: source) else { throw .usage("--files-from \(source): cannot read the file") }
-            data = d
-        }
+        guard let data = InputText.contents(of: source) else { throw .usage("--files-from \(source): cannot read the file") }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }

@@ -16,11 +16,7 @@ struct PresetsCommand: ParsableCommand {
         @Option(name: .long, help: "The preset's name (default: the file's name).") var name: String?
 
         func run() throws {
-            let data: Data
-            if file == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else {
-                guard let d = FileManager.default.contents(atPath: file) else { throw CLIError.usage("\(file): cannot read the file") }
-                data = d
-            }
+            guard let data = InputText.contents(of: file) else { throw CLIError.usage("\(file): cannot read the file") }
             let label = file == "-" ? "standard input" : file
             let presetName = name ?? (file == "-" ? "imported" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             let preset: Preset

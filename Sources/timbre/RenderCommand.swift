@@ -102,8 +102,7 @@ struct RenderCommand: ParsableCommand {
         request.inputPaths = inputs
         request.outputPath = output
         // Standard output carries the audio: every message goes to stderr then.
-        let toStdout = (try? OutputDestination.resolve(output)) == .stream(name: "standard output", descriptor: STDOUT_FILENO)
-            || output == "/dev/stdout"
+        let toStdout = (try? OutputDestination.resolve(output))?.isStandardOutput == true
         var bar = ProgressBar(enabled: !quiet)
         let result: RenderRun.Result
         do {
@@ -192,7 +191,7 @@ struct RenderCommand: ParsableCommand {
         let (p, label) = try preset.map { a throws(CLIError) in try PresetLoader.load(a) } ?? (Preset.none, "no preset")
         var request = RenderRequest(inputPaths: [], outputPath: "", preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil || report != nil)
-        request.ditherOnlyWhenProcessed = dither == "auto"
+        request.ditherOnlyOffGrid = dither == "auto"
         request.pluginLoader = PluginHost.loader
         if let preset, FileManager.default.fileExists(atPath: preset) {
             request.presetDirectory = URL(fileURLWithPath: preset).deletingLastPathComponent().path

@@ -7,7 +7,7 @@ import TimbreFile
 /// run through here, so a batch file is exactly what `timbre render IN -o OUT` gives.
 enum RenderRun {
     /// The command's options as a request without inputs and output.
-    struct Template: @unchecked Sendable {
+    struct Template: Sendable {
         var request: RenderRequest
         var label: String
         /// `--normalize` target (LUFS) and true-peak ceiling (dBTP).
