@@ -7,7 +7,8 @@ import TimbreFile
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Synthesise a 10-second test signal, render it through the default preset and summarise.")
+        abstract: "Synthesise a 10-second test signal, render it through the default preset and summarise.",
+        usage: "timbre demo [<options>]")
 
     @Option(name: .long, help: "Where to write demo-input.wav and demo-output.wav.") var outputDir: String = "."
     @Option(name: .long, help: "Preset file or shipped name.") var preset: String = "default"

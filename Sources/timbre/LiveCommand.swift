@@ -14,27 +14,45 @@ struct LiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "live",
         abstract: "Run a preset live as a JACK client; change it while it plays.",
+        usage: "timbre live --preset <preset> [<options>]",
         discussion: """
-        Commands on stdin (and over OSC with --osc-port, loopback only):
-          set <node>.<param> <value>     e.g. set eq.bands[3].gain 4, set trim.gain -6     (/timbre/set s f)
-          bypass <node> on|off                                                          (/timbre/bypass s i)
-          load <preset.json>             replace the whole preset                       (/timbre/load s)
-          insert <position> <node JSON>  e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}   (/timbre/insert i s)
-          remove <node>                                                                    (/timbre/remove s)
-          play|pause|stop <player>       a player channel; stop pauses and rewinds        (/timbre/play s, /timbre/pause s, /timbre/stop s)
-          seek <player> <seconds>        sample-exact, 5 ms fades                         (/timbre/seek s f)
-                                         (set <player>.rate 1.5, set <player>.loops 2 change a playing player)
-          status                         one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks, meters, players  (/timbre/status)
-          meters                         the meter and loudness nodes' values as JSON  (/timbre/meters; OSC replies go to the sender)
+        Commands on stdin; over OSC (--osc-port, loopback only) at the address \
+        shown:
+          set <node>.<param> <value>     /timbre/set s f
+              e.g. set eq.bands[3].gain 4, set trim.gain -6
+          bypass <node> on|off           /timbre/bypass s i
+          load <preset.json>             /timbre/load s
+              replace the whole preset
+          insert <position> <node JSON>  /timbre/insert i s
+              e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}
+          remove <node>                  /timbre/remove s
+          play|pause|stop <player>       /timbre/play s, /timbre/pause s,
+                                         /timbre/stop s
+              a player channel; stop pauses and rewinds
+          seek <player> <seconds>        /timbre/seek s f
+              sample-exact, 5 ms fades; set <player>.rate 1.5 and set <player>.loops 2
+              change a playing player
+          status                         /timbre/status
+              one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks,
+              meters, players
+          meters                         /timbre/meters
+              the meter and loudness nodes' values as JSON (OSC replies go to the
+              sender)
           quit
-        Players print looped: <id>, finished: <id> and underrun lines; an OSC client that sends
-        /timbre/subscribe receives them as /timbre/event s:kind s:id.
-        Every change crossfades over 15 ms and smooths gains, so nothing clicks. An invalid
-        command, datagram or preset is reported (at most 10 errors a second) and the running graph
-        is kept. OSC bundles are accepted; their messages apply in order. Numbers are decimal
-        (no nan, inf or hex); switches (bypass, mute, solo) take 0/1, on/off.
-        The server is found through $JACK_DEFAULT_SERVER like every JACK client.
-        Exit status: 0 after quit/SIGINT/SIGTERM, 1 for a bad preset or usage, 2 when JACK fails or shuts down.
+
+        Players print looped: <id>, finished: <id> and underrun lines; an OSC \
+        client that sends /timbre/subscribe receives them as /timbre/event \
+        s:kind s:id.
+
+        Every change crossfades over 15 ms and smooths gains, so nothing clicks. \
+        An invalid command, datagram or preset is reported (at most 10 errors a \
+        second) and the running graph is kept. OSC bundles are accepted; their \
+        messages apply in order. Numbers are decimal (no nan, inf or hex); \
+        switches (bypass, mute, solo) take 0/1, on/off.
+
+        The server is found through $JACK_DEFAULT_SERVER like every JACK client. \
+        Exit status: 0 after quit/SIGINT/SIGTERM, 1 for a bad preset or usage, \
+        2 when JACK fails or shuts down.
         """)
 
     @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String

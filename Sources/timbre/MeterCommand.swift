@@ -8,10 +8,10 @@ struct MeterCommand: ParsableCommand {
         commandName: "meter",
         abstract: "Measure loudness (EBU R 128 / ITU-R BS.1770-4), loudness range, true peak, sample peak and RMS of audio files.",
         discussion: """
-        Integrated loudness is gated (−70 LUFS absolute, −10 LU relative); momentary (400 ms) and
-        short-term (3 s) maxima are read every 10 ms; the loudness range (EBU Tech 3342) uses
-        short-term values taken --lra-rate times a second (10, the current text; 1 matches
-        libebur128 1.2). True peak oversamples 4× (2× at 88.2/96 kHz). RMS follows AES17: a
+        Integrated loudness is gated (−70 LUFS absolute, −10 LU relative); momentary (400 ms) and \
+        short-term (3 s) maxima are read every 10 ms; the loudness range (EBU Tech 3342) uses \
+        short-term values taken --lra-rate times a second (10, the current text; 1 matches \
+        libebur128 1.2). True peak oversamples 4× (2× at 88.2/96 kHz). RMS follows AES17: a \
         full-scale sine reads 0 dBFS. Clipped samples are those at or beyond full scale.
         """)
 

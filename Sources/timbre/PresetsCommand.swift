@@ -10,7 +10,13 @@ struct PresetsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file (Preamp: …, Filter N: ON PK Fc … Gain … Q …) as a preset.")
+            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file as a preset.",
+            discussion: """
+            The file holds lines such as `Preamp: -6.8 dB` and \
+            `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100` (PK, LSC, HSC, LS, HS, LP, \
+            HP, LPQ, HPQ, NO, BP, AP). Bands keep their analog shape up to Nyquist; \
+            a line that cannot be mapped is an error naming its line number.
+            """)
         @Argument(help: "The parametric EQ text file (- for standard input).") var file: String
         @Option(name: .shortAndLong, help: "Write the preset here (default: standard output).") var output: String?
         @Option(name: .long, help: "The preset's name (default: the file's name).") var name: String?

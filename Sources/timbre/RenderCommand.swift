@@ -10,31 +10,31 @@ struct RenderCommand: ParsableCommand {
         commandName: "render",
         abstract: "Render audio files through a preset (any format libsndfile reads).",
         discussion: """
-        Without --preset the audio passes unchanged (a transcode). `-` as input reads
+        Without --preset the audio passes unchanged (a transcode). `-` as input reads \
         standard input; `-o -` writes standard output (name the container with --format).
 
-        Several inputs are joined with --concat (one after another; later files are
-        converted to the first one's rate, mono files upmixed) or summed with --mix (each
+        Several inputs are joined with --concat (one after another; later files are \
+        converted to the first one's rate, mono files upmixed) or summed with --mix (each \
         file a channel of a graph whose master bus runs the preset's chain). --start and
-        --end trim the input timeline before any rate change: 90, 1:30, 00:01:30.250, 90s,
+        --end trim the input timeline before any rate change: 90, 1:30, 00:01:30.250, 90s, \
         250ms, or frames:N for an exact frame.
 
-        With --output-dir every input (or every line of --files-from) is rendered alone into
+        With --output-dir every input (or every line of --files-from) is rendered alone into \
         that folder, --jobs at once; --shard K/N renders the Kth of N parts (K from 0),
         --skip-existing keeps complete outputs, --report writes one JSON line per file.
 
-        The output is written to a temporary file beside OUTPUT (beside a link's target:
-        the link stays) and renamed on success; a FIFO, a device or standard output is
-        written through, never replaced. After a failure or a signal no output file exists
-        and an existing OUTPUT is untouched. An output that is one of the inputs is refused
+        The output is written to a temporary file beside OUTPUT (beside a link's target: \
+        the link stays) and renamed on success; a FIFO, a device or standard output is \
+        written through, never replaced. After a failure or a signal no output file exists \
+        and an existing OUTPUT is untouched. An output that is one of the inputs is refused \
         unless --overwrite-input.
 
-        Tags (title, artist, album… and WAV's broadcast extension) are carried from the first
-        input; --tag KEY=VALUE sets one, --no-tags drops them. Integer output of 16 bits or
-        fewer gets TPDF dither once the audio is off the output's grid (--dither auto;
-        tpdf always, none never), so a 16-bit copy stays bit-exact. Without --encoding the
-        output keeps the input's encoding when its container can hold it, as sox does;
-        otherwise the container's default (24-bit PCM for WAV, AIFF, FLAC…). Samples that
+        Tags (title, artist, album… and WAV's broadcast extension) are carried from the first \
+        input; --tag KEY=VALUE sets one, --no-tags drops them. Integer output of 16 bits or \
+        fewer gets TPDF dither once the audio is off the output's grid (--dither auto; \
+        tpdf always, none never), so a 16-bit copy stays bit-exact. Without --encoding the \
+        output keeps the input's encoding when its container can hold it, as sox does; \
+        otherwise the container's default (24-bit PCM for WAV, AIFF, FLAC…). Samples that \
         do not fit an integer encoding are clipped, counted and reported.
         """)
 

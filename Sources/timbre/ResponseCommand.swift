@@ -8,9 +8,10 @@ struct ResponseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "response",
         abstract: "Magnitude and phase response of a preset, per node and in total, as text, JSON or a plot.",
+        usage: "timbre response --preset <preset> [<options>]",
         discussion: """
-        Computed from the designed coefficients (what the render runs). For a graph preset the
-        total is given per channel, along its path: channel chain, group chain, master chain
+        Computed from the designed coefficients (what the render runs). For a graph preset the \
+        total is given per channel, along its path: channel chain, group chain, master chain \
         and volumes (pans ignored).
         """)
 

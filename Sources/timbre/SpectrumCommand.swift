@@ -8,9 +8,10 @@ struct SpectrumCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spectrum",
         abstract: "Spectrum of an audio file (FFTW): averaged and peak-held levels, the strongest peak, fractional-octave bands, plots.",
+        usage: "timbre spectrum <file> [<options>]",
         discussion: """
-        Levels are calibrated so a full-scale sine reads 0 dBFS at its peak (window gain
-        corrected); band levels are the power in each band (IEC 61260 base-10 centres). The
+        Levels are calibrated so a full-scale sine reads 0 dBFS at its peak (window gain \
+        corrected); band levels are the power in each band (IEC 61260 base-10 centres). The \
         peak frequency is interpolated between bins. Channels are averaged in power.
         """)
 
