@@ -21,10 +21,12 @@ struct ResponseCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.") var json = false
     @Option(name: .long, help: "Write the plot as SVG.") var svg: String?
     @Option(name: .long, help: "Write the plot as PNG (needs rsvg-convert).") var png: String?
+    @Option(name: .long, help: "Plot size in pixels, WIDTHxHEIGHT (default 960 wide, 360 per panel).") var size: String?
 
     struct Curve { var name: String; var response: [(re: Double, im: Double)] }
 
     func run() throws {
+        let plotSize = try size.map(SVGPlot.size(parsing:))
         guard (8000...384000).contains(sampleRate) else { throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
         guard (16...10000).contains(points) else { throw CLIError.usage("--points \(points) is out of range (allowed 16…10000)") }
         let (p, label) = try PresetLoader.load(preset)
@@ -107,10 +109,11 @@ struct ResponseCommand: ParsableCommand {
                 markers += term.markersHz.map { .init(x: $0, label: label($0)) }
             }
             let allDB = (nodeCurves + totals).flatMap { $0.response.map(db) }
-            let plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: [
+            var plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: [
                 .init(yLabel: "Magnitude (dB)", yRange: SVGPlot.range(of: allDB, step: 6, minimumSpan: 24, hard: -60...30), yStep: 6, series: magnitude, markers: markers),
                 .init(yLabel: "Phase (degrees)", yRange: -180...180, yStep: 45, series: phase),
             ])
+            if let plotSize { (plot.width, plot.height) = plotSize }
             try plot.write(svg: svg, png: png)
         }
     }

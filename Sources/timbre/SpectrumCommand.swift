@@ -24,8 +24,10 @@ struct SpectrumCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.") var json = false
     @Option(name: .long, help: "Write the plot as SVG.") var svg: String?
     @Option(name: .long, help: "Write the plot as PNG (needs rsvg-convert).") var png: String?
+    @Option(name: .long, help: "Plot size in pixels, WIDTHxHEIGHT (default 960 wide, 360 per panel).") var size: String?
 
     func run() throws {
+        let plotSize = try size.map(SVGPlot.size(parsing:))
         guard SpectrumAnalyzer.sizes.contains(fftSize) else { throw CLIError.usage("--fft-size \(fftSize) is out of range (allowed 256…32768)") }
         guard let win = SpectrumWindow(rawValue: window) else {
             throw CLIError.usage("--window \(window) is not known (allowed: \(SpectrumWindow.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -95,9 +97,10 @@ struct SpectrumCommand: ParsableCommand {
                 values = (levels.dropFirst() + held.dropFirst()).filter { $0 > -200 } + [peak.levelDB]
             }
             let range = SVGPlot.range(of: values, step: 10, minimumSpan: 40, hard: -160...20)
-            let plot = SVGPlot(title: "Spectrum of \((file as NSString).lastPathComponent) (\(fftSize)-point \(win.rawValue), \(analyzer.frames) frames)",
+            var plot = SVGPlot(title: "Spectrum of \((file as NSString).lastPathComponent) (\(fftSize)-point \(win.rawValue), \(analyzer.frames) frames)",
                                panels: [SVGPlot.Panel(yLabel: "Level (dBFS)", yRange: max(range.lowerBound, range.upperBound - 120)...range.upperBound, yStep: 10, series: series,
                                                       markers: [SVGPlot.Marker(x: peak.frequencyHz, label: String(format: "peak %.1f Hz", peak.frequencyHz))])])
+            if let plotSize { (plot.width, plot.height) = plotSize }
             try plot.write(svg: svg, png: png)
         }
     }

@@ -10,15 +10,56 @@ import TimbreTestSupport
 @Suite(.serialized) struct AnalysisCLITests {
     /// The series names and marker count of an SVG, via XMLParser (the file must parse).
     final class SVGReader: NSObject, XMLParserDelegate {
+        typealias Box = (x: Double, y: Double, width: Double, height: Double)
         var series: [String] = [], markers = 0, panels = 0, texts: [String] = []
-        var inText = false
+        var size = (width: 0.0, height: 0.0)
+        /// What a legend could hide: curve points, marker lines and marker labels (as boxes),
+        /// and the legend boxes themselves.
+        var curves: [[(x: Double, y: Double)]] = [], markerLines: [Box] = [], markerLabels: [Box] = [], legends: [Box] = []
+        var inText = false, labelAt: (x: Double, y: Double)?
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            if name == "path", attributes["class"] == "series" { series.append(attributes["data-name"] ?? "") }
-            if name == "line", attributes["class"] == "marker" { markers += 1 }
+            func number(_ key: String) -> Double { Double(attributes[key] ?? "") ?? .nan }
+            if name == "svg" { size = (number("width"), number("height")) }
+            if name == "path", attributes["class"] == "series" {
+                series.append(attributes["data-name"] ?? "")
+                let tokens = (attributes["d"] ?? "").split(separator: " ")
+                curves.append(tokens.compactMap { t in
+                    let xy = t.dropFirst().split(separator: ",").compactMap { Double($0) }
+                    return xy.count == 2 ? (xy[0], xy[1]) : nil
+                })
+            }
+            if name == "line", attributes["class"] == "marker" {
+                markers += 1
+                markerLines.append((number("x1"), number("y1"), 0, number("y2") - number("y1")))
+            }
+            if name == "rect", attributes["class"] == "legend" { legends.append((number("x"), number("y"), number("width"), number("height"))) }
             if name == "g", attributes["class"] == "panel" { panels += 1 }
             inText = name == "text"
+            labelAt = attributes["class"] == "marker-label" ? (number("x"), number("y")) : nil
         }
-        func parser(_ parser: XMLParser, foundCharacters string: String) { if inText { texts.append(string) } }
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            if inText { texts.append(string) }
+            // 11-pixel DejaVu Sans: at most 7 pixels a character, 11 tall above the baseline.
+            if let at = labelAt { markerLabels.append((at.x, at.y - 11, 7 * Double(string.count), 13)); labelAt = nil }
+        }
+        /// Everything a legend box covers: curve segments (sampled every pixel), marker lines
+        /// and labels, other legends. Empty when the legend hides nothing.
+        func hidden(by legend: Box) -> [String] {
+            func inside(_ x: Double, _ y: Double) -> Bool { x >= legend.x && x <= legend.x + legend.width && y >= legend.y && y <= legend.y + legend.height }
+            func overlaps(_ b: Box) -> Bool { b.x <= legend.x + legend.width && b.x + b.width >= legend.x && b.y <= legend.y + legend.height && b.y + b.height >= legend.y }
+            var found: [String] = []
+            for (name, curve) in zip(series, curves) {
+                for (a, b) in zip(curve, curve.dropFirst()) {
+                    let n = max(1, Int(hypot(b.x - a.x, b.y - a.y).rounded(.up)))
+                    if (0...n).contains(where: { k in let t = Double(k) / Double(n); return inside(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t) }) {
+                        found.append("curve \(name) near (\(Int(a.x)), \(Int(a.y)))"); break
+                    }
+                }
+            }
+            found += markerLines.filter(overlaps).map { "marker line at x \(Int($0.x))" }
+            found += markerLabels.filter(overlaps).map { "marker label at x \(Int($0.x))" }
+            return found
+        }
         static func read(_ path: String) -> SVGReader? {
             guard let data = FileManager.default.contents(atPath: path) else { return nil }
             let r = SVGReader(), p = XMLParser(data: data)
@@ -77,6 +118,43 @@ import TimbreTestSupport
         guard let svg = SVGReader.read(d + "/r.svg") else { Issue.record("SVG does not parse"); return }
         #expect(svg.panels == 2 && svg.series.contains("b") && svg.series.contains("total") && svg.markers >= 1)
         #expect(Self.isPNG(d + "/r.png"))
+    }
+
+    /// Plots place each legend where it hides no curve, marker line or marker label (the
+    /// response plot's legend covered the "12k" band label), and `--size WxH` sets the image.
+    @Test func legendsHideNothingAndSizeIsHonoured() throws {
+        let d = try CLI.tempDir()
+        try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", "-b", "24", d + "/noise.wav", "synth", "3", "pinknoise", "synth", "sine", "amod", "3", "gain", "-12"])
+        for preset in ["podcast-voice", "default", "taae-10band", "studio-graph"] {
+            let r = try CLI.run(["response", "--preset", preset, "--svg", d + "/\(preset).svg"])
+            #expect(r.status == 0, "\(r.stderr)")
+            guard let svg = SVGReader.read(d + "/\(preset).svg") else { Issue.record("\(preset): SVG does not parse"); continue }
+            #expect(svg.legends.count == svg.panels, "\(preset): \(svg.legends.count) legends for \(svg.panels) panels")
+            // The check can see: a box over the whole image hides the curves and markers.
+            #expect(svg.hidden(by: (0, 0, svg.size.width, svg.size.height)).count >= svg.series.count + svg.markers)
+            for legend in svg.legends { #expect(svg.hidden(by: legend).isEmpty, "\(preset): legend hides \(svg.hidden(by: legend))") }
+        }
+        for (w, h) in [(640, 480), (1920, 1080), (320, 360)] {
+            let r = try CLI.run(["response", "--preset", "podcast-voice", "--svg", d + "/s.svg", "--png", d + "/s.png", "--size", "\(w)x\(h)"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let svg = SVGReader.read(d + "/s.svg")
+            #expect(svg?.size.width == Double(w) && svg?.size.height == Double(h))
+            for legend in svg?.legends ?? [] { #expect(svg?.hidden(by: legend).isEmpty == true, "\(w)x\(h): legend hides \(svg?.hidden(by: legend) ?? [])") }
+            // PNG IHDR: width and height as big-endian 32-bit integers at bytes 16 and 20.
+            let png = [UInt8](FileManager.default.contents(atPath: d + "/s.png") ?? Data())
+            let be = { (o: Int) in png.count >= o + 4 ? png[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } : -1 }
+            #expect(be(16) == w && be(20) == h, "PNG is \(be(16))x\(be(20))")
+        }
+        let s = try CLI.run(["spectrum", d + "/noise.wav", "--svg", d + "/n.svg", "--size", "1000x500"])
+        #expect(s.status == 0, "\(s.stderr)")
+        if let svg = SVGReader.read(d + "/n.svg") {
+            #expect(svg.size.width == 1000 && svg.size.height == 500 && svg.legends.count == 1)
+            for legend in svg.legends { #expect(svg.hidden(by: legend).isEmpty, "spectrum legend hides \(svg.hidden(by: legend))") }
+        }
+        for bad in ["640", "10x10", "640x", "axb", "9000x600"] {
+            let r = try CLI.run(["response", "--preset", "flat", "--svg", d + "/x.svg", "--size", bad])
+            #expect(r.status == 1 && r.stderr.contains("--size \(bad)") && r.stderr.contains("allowed"), "\(bad): \(r.status) \(r.stderr)")
+        }
     }
 
     /// The spectrum's peak frequency with every window, from sox's sines between bins:
