@@ -337,6 +337,7 @@ public enum OfflineRenderer {
         }
         var writer: SoundFileWriter?
         var warnings: [String] = []
+        if let notice = preset.bandsLeftOutNotice(sampleRate: outputRate) { warnings.append("\(presetName): \(notice)") }
         if !measureOnly {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,

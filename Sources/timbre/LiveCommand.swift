@@ -119,6 +119,10 @@ struct LiveCommand: ParsableCommand {
         })
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
             + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? ""))
+        func noteBandsLeftOut() {
+            if let notice = host.engine.preset.bandsLeftOutNotice(sampleRate: Double(host.jack.sampleRate)) { say("note: \(notice)") }
+        }
+        noteBandsLeftOut()
 
         var errors = RateLimitedReporter()
         var watchedDate = Self.modificationDate(preset)
@@ -143,7 +147,7 @@ struct LiveCommand: ParsableCommand {
                 case .connected(let a, let b): say("connected: \(a) → \(b)")
                 case .disconnected(let a, let b): say("disconnected: \(a) → \(b)")
                 case .bufferSize(let n): say("buffer size: \(n)")
-                case .sampleRate(let r): say("sample rate: \(r) Hz (plan recompiled)")
+                case .sampleRate(let r): say("sample rate: \(r) Hz (plan recompiled)"); noteBandsLeftOut()
                 case .xrun(let total):
                     // At most one xrun line a second (the dummy backend reports many).
                     if Date().timeIntervalSince(lastXrunReport) >= 1 { say("xruns: \(total)"); lastXrunReport = Date() }

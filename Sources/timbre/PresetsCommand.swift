@@ -51,7 +51,12 @@ struct PresetsCommand: ParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check preset files; with --sample-rate also check every frequency is below 0.49 × the rate.")
+            abstract: "Check preset files; with --sample-rate also compile them at that rate.",
+            discussion: """
+            At a given rate a high-pass at or above 0.49 × the rate is an error; bells, \
+            shelves and low-passes up there are fitted below Nyquist, and those that do \
+            less than 0.01 dB there are named as left out.
+            """)
         @Argument(help: "Preset files.") var files: [String]
         @Option(name: .long, help: "Sample rate to compile the preset for (Hz).") var sampleRate: Double?
 
@@ -63,6 +68,7 @@ struct PresetsCommand: ParsableCommand {
                         _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64),
                                            registry: PluginHost.registry())
                     } catch { throw CLIError.usage("\(f): \(error)") }
+                    if let notice = preset.bandsLeftOutNotice(sampleRate: sampleRate) { print("\(f): note: \(notice)") }
                 }
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")
                 for line in preset.outline { print(line) }

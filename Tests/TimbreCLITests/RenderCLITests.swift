@@ -115,6 +115,32 @@ import TimbreTestSupport
         #expect(hp.status == 1 && hp.stderr.contains("chain[0].frequency"), "\(hp.stderr)")
     }
 
+    /// A band above 0.49 × the rate that does less than 0.01 dB below Nyquist is left out with
+    /// one notice naming it (render text and JSON, `presets validate`), and the output is the
+    /// same as without it, sample for sample; at a rate where it acts there is no notice.
+    @Test func bandLeftOutAboveNyquistIsNamed() throws {
+        let d = try CLI.tempDir()
+        try CLI.tool(["sox", "-n", "-r", "16000", "-c", "1", "-e", "floating-point", "-b", "32", d + "/in.wav", "synth", "2", "pinknoise", "gain", "-20"])
+        let bands = #"{"frequency": 100, "gain": 3, "q": 1}"#
+        CLI.write(d + "/air.json", #"{"version": 1, "name": "air", "chain": [{"type": "eq", "bands": [\#(bands)]}, {"type": "peak", "frequency": 15000, "gain": 1, "q": 8}, {"type": "gain", "gain": -1}]}"#)
+        CLI.write(d + "/without.json", #"{"version": 1, "name": "without", "chain": [{"type": "eq", "bands": [\#(bands)]}, {"type": "gain", "gain": -1}]}"#)
+        let r = try CLI.run(["render", d + "/in.wav", "-o", d + "/a.wav", "--preset", d + "/air.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let notices = r.stderr.split(separator: "\n").filter { $0.contains("left out") }
+        #expect(notices.count == 1 && notices[0].contains("chain[1]") && notices[0].contains("15000 Hz") && notices[0].contains("16000 Hz"), "\(r.stderr)")
+        let j = try CLI.run(["render", d + "/in.wav", "-o", d + "/a.wav", "--preset", d + "/air.json", "--json"])
+        let warnings = ((try? JSONSerialization.jsonObject(with: Data(j.stdout.utf8))) as? [String: Any])?["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("chain[1]") && $0.contains("left out") }, "\(j.stdout)")
+        _ = try CLI.run(["render", d + "/in.wav", "-o", d + "/b.wav", "--preset", d + "/without.json"])
+        let a = FileManager.default.contents(atPath: d + "/a.wav"), b = FileManager.default.contents(atPath: d + "/b.wav")
+        #expect(a != nil && a == b, "the left-out band changed the output")
+        let v = try CLI.run(["presets", "validate", d + "/air.json", "--sample-rate", "16000"])
+        #expect(v.status == 0 && v.stdout.contains("note:") && v.stdout.contains("chain[1]"), "\(v.stdout)")
+        // At 44.1 kHz the band is below 0.49 × the rate: designed, no notice.
+        let high = try CLI.run(["render", d + "/in.wav", "-o", d + "/c.wav", "-r", "44100", "--preset", d + "/air.json"])
+        #expect(high.status == 0 && !high.stderr.contains("left out"), "\(high.stderr)")
+    }
+
     @Test func demoWritesInputAndOutput() throws {
         let d = try CLI.tempDir()
         let r = try CLI.run(["demo", "--output-dir", d, "--seconds", "3"])
