@@ -4,7 +4,7 @@ import TimbreTestSupport
 
 /// Every `timbre` command shown in the README and `docs/` names a real subcommand and only
 /// flags that subcommand's `--help` lists, so a renamed flag breaks this test, not a reader.
-/// (The outputs shown are real runs; what they say is tested by the suites of each command.)
+/// (``everyDocumentedCommandRuns`` runs them and compares what they print.)
 @Suite struct DocCommandTests {
     static var pages: [URL] {
         let docs = ProcessRunner.repoRoot.appendingPathComponent("docs")
@@ -66,5 +66,48 @@ import TimbreTestSupport
         let listed = try ProcessRunner.run(ProcessRunner.timbreBinary, ["plugins"])
         let fil4 = listed.stdout.split(separator: "\n").first { $0.contains("fil4#stereo ") || $0.contains("fil4#stereo  ") }
         #expect(fil4.map { page.contains(String($0)) } == true, "PLUGINS.md's fil4 line differs from `timbre plugins`: \(fil4 ?? "none")")
+    }
+
+    /// Every command of every console session in the README and docs/, run in order in a
+    /// folder holding the files the page names (``DocFixtures``), with `timbre` on PATH, as a
+    /// reader would paste them: a command the page shows failing must fail and print the
+    /// error shown; every other must succeed; every line the page shows must be printed
+    /// (numbers may differ). `timbre live` sessions run under jackd in LiveJackTests.
+    @Test func everyDocumentedCommandRuns() throws {
+        let transcripts = DocTranscript.all()
+        let steps = transcripts.flatMap(\.steps)
+        #expect(steps.count >= 50, "only \(steps.count) commands found in the docs")
+        let bin = (ProcessRunner.timbreBinary as NSString).deletingLastPathComponent
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        for transcript in transcripts where transcript.steps.contains(where: { !$0.isLive }) {
+            let d = try ProcessRunner.temporaryDirectory("timbre-docs-\(transcript.page)")
+            try DocFixtures.make(in: d)
+            var previous: Int32 = 0
+            for step in transcript.steps where !step.isLive {
+                let what = "\(transcript.page): $ \(step.command)"
+                if step.command == "echo $?" {
+                    #expect(step.shown == [String(previous)], "\(what): the page shows \(step.shown), the command before exited \(previous)")
+                    continue
+                }
+                let r = try ProcessRunner.run("/bin/bash", ["-c", step.command], cwd: d, environment: ["PATH": path, "COLUMNS": "200"])
+                previous = r.status
+                if step.showsError {
+                    #expect(r.status != 0, "\(what): the page shows an error, but it exited 0")
+                } else {
+                    #expect(r.status == 0, "\(what): exited \(r.status): \(r.stderr)")
+                }
+                let missing = DocTranscript.unmatched(step.shown, in: r.stdout + "\n" + r.stderr)
+                #expect(missing.isEmpty, "\(what): the page shows lines it did not print: \(missing)\n--- printed:\n\(r.stdout)\(r.stderr)")
+            }
+        }
+    }
+
+    /// The matcher can fail: a changed word or a missing line is seen, a number is not.
+    @Test func transcriptMatchingSeesWordsNotNumbers() {
+        #expect(DocTranscript.matches("out.wav: 96000 frames (2.000 s) at 48000 Hz, peak -5.97 dBFS, 277.8× real time",
+                                      "out.wav: 48000 frames (1.000 s) at 44100 Hz, peak +1.00 dBFS, 12× real time"))
+        #expect(!DocTranscript.matches("wav pcm16 (as the input)", "wav pcm24 (default)"))
+        #expect(DocTranscript.matches("{\"a\":1,…,\"z\":2}", "{\"a\":1,\"m\":5,\"z\":3}"))
+        #expect(DocTranscript.unmatched(["  integrated:   -16.00 LUFS", "gone"], in: "x\n  integrated:       -15.90 LUFS\n") == ["gone"])
     }
 }
