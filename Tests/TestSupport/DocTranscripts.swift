@@ -67,7 +67,11 @@ public struct DocTranscript: Sendable {
             let signed = (c == "-" || c == "+") && i + 1 < chars.count && chars[i + 1].isASCII && chars[i + 1].isNumber
             if (c.isASCII && c.isNumber) || signed {
                 i += 1
-                while i < chars.count, (chars[i].isASCII && chars[i].isNumber) || (chars[i] == "." && i + 1 < chars.count && chars[i + 1].isNumber) { i += 1 }
+                var point = false
+                while i < chars.count, (chars[i].isASCII && chars[i].isNumber) || (!point && chars[i] == "." && i + 1 < chars.count && chars[i + 1].isNumber) {
+                    point = point || chars[i] == "."
+                    i += 1
+                }
                 pattern += "[-+]?[0-9]+(\\.[0-9]+)?"
                 continue
             }

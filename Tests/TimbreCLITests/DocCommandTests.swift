@@ -107,6 +107,7 @@ import TimbreTestSupport
         #expect(DocTranscript.matches("out.wav: 96000 frames (2.000 s) at 48000 Hz, peak -5.97 dBFS, 277.8× real time",
                                       "out.wav: 48000 frames (1.000 s) at 44100 Hz, peak +1.00 dBFS, 12× real time"))
         #expect(!DocTranscript.matches("wav pcm16 (as the input)", "wav pcm24 (default)"))
+        #expect(DocTranscript.matches("OSC on 127.0.0.1:9000", "OSC on 127.0.0.1:9001"))
         #expect(DocTranscript.matches("{\"a\":1,…,\"z\":2}", "{\"a\":1,\"m\":5,\"z\":3}"))
         #expect(DocTranscript.unmatched(["  integrated:   -16.00 LUFS", "gone"], in: "x\n  integrated:       -15.90 LUFS\n") == ["gone"])
     }
