@@ -126,11 +126,13 @@ benchmark: deps bench-deps
 
 ## Side by side, same machine, same run: the filter chain (timbre vs sox vs ffmpeg, AVX2 and
 ## portable paths), sample-rate conversion (timbre vs sox rate -v vs ffmpeg's soxr, and the
-## converters alone in process beside libsoxr) and time-stretch (timbre vs rubberband -3),
+## converters alone in process beside libsoxr), time-stretch (timbre vs rubberband -3) and
+## batches (10,000 one-second files vs one long file, timbre vs sox under GNU parallel),
 ## medians of interleaved runs.
 bench-compare: build bench-deps
 	python3 scripts/bench-compare-chain.py $(BIN)
 	python3 scripts/bench-compare-rate.py $(BIN)
+	python3 scripts/bench-compare-batch.py $(BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out
