@@ -97,7 +97,7 @@ public struct DocTranscript: Sendable {
 public enum DocFixtures {
     public static func make(in d: String) throws {
         func sox(_ args: String) throws { _ = try ProcessRunner.tool("sox", args.split(separator: " ").map(String.init)) }
-        func write(_ name: String, _ text: String) { FileManager.default.createFile(atPath: d + "/" + name, contents: Data(text.utf8)) }
+        func write(_ name: String, _ text: String) { _ = FileManager.default.createFile(atPath: d + "/" + name, contents: Data(text.utf8)) }
         try sox("-n -r 44100 -c 1 -b 16 \(d)/voice.flac synth 5 pinknoise gain -16")
         try sox("-n -r 48000 -c 1 -b 24 \(d)/voice.wav synth 8 pinknoise gain -18")
         try sox("-n -r 48000 -c 2 -b 24 \(d)/raw.wav synth 10 pinknoise tremolo 1.5 40 gain -22")
@@ -122,7 +122,7 @@ public enum DocFixtures {
         for k in 1...4 { try sox("-n -r 48000 -c 2 -b 24 \(d)/takes/take\(k).wav synth 30 pinknoise gain -20") }
         let take = FileManager.default.contents(atPath: d + "/takes/take1.wav") ?? Data()
         let header = take.range(of: Data("data".utf8)).map { take[..<$0.lowerBound] } ?? take.prefix(36)
-        FileManager.default.createFile(atPath: d + "/takes/broken.wav", contents: header)
+        _ = FileManager.default.createFile(atPath: d + "/takes/broken.wav", contents: header)
         write("notes.wav", "These are my notes, not audio.\n")
         write("vocal.json", #"{"version": 1, "name": "vocal", "chain": [{"type": "eq", "bands": [{}, {}, {}, {"frequency": 3000, "gain": 25}]}]}"#)
         write("my.json", #"{"version": 1, "name": "mine", "chain": [{"type": "highpass", "frequency": 80}, {"type": "peak", "frequency": 3000, "gain": 2}]}"#)

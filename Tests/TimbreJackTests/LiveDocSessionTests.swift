@@ -17,7 +17,7 @@ extension LiveJackTests {
             try DocFixtures.make(in: d)
             _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", d + "/backing.wav", "synth", "2", "pinknoise", "gain", "-20"])
             _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "1", "-b", "24", d + "/voice-take.wav", "synth", "6", "pinknoise", "gain", "-20"])
-            FileManager.default.createFile(atPath: d + "/players.json", contents: Data(#"""
+            _ = FileManager.default.createFile(atPath: d + "/players.json", contents: Data(#"""
                 {"version": 1, "name": "two players", "graph": {"channels": [
                   {"id": "backing", "player": {"file": "backing.wav", "loops": 2}},
                   {"id": "voice", "player": {"file": "voice-take.wav"}}], "master": {"chain": []}}}

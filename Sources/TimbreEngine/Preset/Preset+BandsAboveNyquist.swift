@@ -2,7 +2,7 @@ import TimbreDSP
 
 /// A bell, shelf or low-pass whose centre lies at or above 0.49 × the sample rate and that
 /// does less than 0.01 dB below Nyquist, so the render leaves it out
-/// (``FilterDesign/sections(sampleRate:)``).
+/// (`FilterDesign.sections(sampleRate:)`).
 public struct BandLeftOut: Sendable, Equatable {
     /// The band's JSON path (`chain[1].bands[9]`).
     public var path: String
