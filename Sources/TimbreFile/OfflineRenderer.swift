@@ -169,6 +169,9 @@ public struct RenderSummary: Sendable {
     public var warnings: [String] = []
     /// The tags written to the output.
     public var tags = AudioTags()
+    /// The deepest gain reduction of each dynamics node (`compressor`, `deesser`, `limiter`)
+    /// over the render, dB (positive), by node key.
+    public var maximumGainReductionDB: [String: Double] = [:]
     public var durationSeconds: Double { Double(frames) / sampleRate }
     public var peakDBFS: Double { 20 * log10(Double(max(peak, 1e-10))) }
     public var truePeakDBTP: Double { 20 * log10(Double(max(truePeak, 1e-10))) }
@@ -436,6 +439,7 @@ public enum OfflineRenderer {
                                     loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
         summary.warnings = warnings
         summary.tags = tags
+        summary.maximumGainReductionDB = Dictionary(plan.gainReductionStates.map { ($0.key, $0.state.maximumDB) }) { a, _ in a }
         return summary
     }
 }

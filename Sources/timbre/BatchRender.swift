@@ -169,6 +169,7 @@ struct BatchRender {
                 "rendered": .number(Double(jobs.count - failed.count - skipped)),
                 "skipped": .number(Double(skipped)),
                 "failed": .array(failed.map { .string($0.job.input) }),
+                "withWarnings": .array(outcomes.filter { !($0.result?.warnings.isEmpty ?? true) }.map { .string($0.job.input) }),
                 "audioSeconds": .number((audio * 1000).rounded() / 1000),
                 "wallSeconds": .number((wall * 1000).rounded() / 1000),
                 "speed": .number((audio / max(wall, 1e-9) * 10).rounded() / 10),
@@ -176,8 +177,9 @@ struct BatchRender {
                 "outputs": .array(jobs.compactMap { byInput[$0.input]?.result?.json(output: $0.output) }),
             ]).jsonText)
         } else if !quiet {
-            print(String(format: "%d files: %d rendered, %d skipped, %d failed; %@ of audio in %.2f s, %.1f× real time (%d jobs)",
-                         jobs.count, jobs.count - failed.count - skipped, skipped, failed.count, ProgressBar.clock(audio), wall,
+            let warned = outcomes.filter { !($0.result?.warnings.isEmpty ?? true) }.count
+            print(String(format: "%d files: %d rendered%@, %d skipped, %d failed; %@ of audio in %.2f s, %.1f× real time (%d jobs)",
+                         jobs.count, jobs.count - failed.count - skipped, warned > 0 ? " (\(warned) with warnings)" : "", skipped, failed.count, ProgressBar.clock(audio), wall,
                          audio / max(wall, 1e-9), parallel))
         }
         return failed.isEmpty ? 0 : 2

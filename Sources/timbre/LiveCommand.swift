@@ -256,6 +256,9 @@ struct LiveCommand: ParsableCommand {
             if case .string("loudness")? = o["type"] {
                 text += " | M \(num(o["momentaryLUFS"])) S \(num(o["shortTermLUFS"])) I \(num(o["integratedLUFS"])) LUFS, LRA \(num(o["loudnessRangeLU"])) LU"
             }
+            if o["gainReductionDB"] != nil {
+                text += " GR \(num(o["gainReductionDB"])) dB (max \(num(o["maxGainReductionDB"])))"
+            }
             parts.append(text)
         }
         return "meter: " + parts.joined(separator: "; ")

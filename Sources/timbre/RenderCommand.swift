@@ -65,7 +65,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Raw input: channels.") var inputChannels: Int?
     @Option(name: .long, help: "Raw input: pcm16, pcm24, pcm32, float or double (little-endian).") var inputEncoding: String?
     @Flag(name: .long, help: "Allow the output to replace one of the inputs (still atomic).") var overwriteInput = false
-    @Flag(name: .long, help: "A truncated input is an error (exit 2), not a warning.") var strict = false
+    @Flag(name: .long, help: "A truncated input, or a --normalize target missed by more than 0.1 LU, is an error (exit 2), not a warning.") var strict = false
     @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted before the preset runs.") var sampleRate: Int?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows) or timestretch (pitch kept).") var rateMode: String = "timestretch"
@@ -76,6 +76,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Measure the output's loudness (R 128) and print it.") var meter = false
     @Option(name: .long, parsing: .unconditional, help: "Render to this integrated loudness (LUFS, e.g. -16 or -23) in two passes.") var normalize: Double?
     @Option(name: .long, parsing: .unconditional, help: "With --normalize: the true-peak ceiling in dBTP.") var truePeakCeiling: Double = -1
+    @Option(name: .long, help: "With --normalize: auto (a true-peak limiter where the gain alone would cross the ceiling) or linear (a gain only; a shortfall is reported).") var normalizeMode: String = "auto"
 
     func run() throws {
         // A signal removes the temporary files and exits 128 + signal; a closed pipe is an
@@ -206,7 +207,9 @@ struct RenderCommand: ParsableCommand {
         request.tagEdits = edits
         if let quality { request.encoderSettings = EncoderSettings(quality: quality) }
         request.bitrateKbps = bitrate
-        return RenderRun.Template(request: request, label: label, normalize: normalize.map { ($0, truePeakCeiling) })
+        guard ["auto", "linear"].contains(normalizeMode) else { throw .usage("--normalize-mode \(normalizeMode) is not allowed (allowed auto, linear)") }
+        return RenderRun.Template(request: request, label: label,
+                                  normalize: normalize.map { .init(targetLUFS: $0, ceilingDBTP: truePeakCeiling, linear: normalizeMode == "linear") })
     }
 
     static func encoding(_ name: String, option: String) throws(CLIError) -> SampleEncoding {

@@ -6,28 +6,63 @@ import TimbreFile
 /// warnings and the summary, without printing. The single render and every file of a batch
 /// run through here, so a batch file is exactly what `timbre render IN -o OUT` gives.
 enum RenderRun {
+    /// `--normalize` target, true-peak ceiling and mode.
+    struct Normalize: Sendable {
+        var targetLUFS: Double
+        var ceilingDBTP: Double
+        /// `.linear` (`--normalize-mode linear`): a gain only, never a limiter; a gain that
+        /// would cross the ceiling is cut and the shortfall reported.
+        var linear: Bool
+    }
+
     /// The command's options as a request without inputs and output.
     struct Template: Sendable {
         var request: RenderRequest
         var label: String
-        /// `--normalize` target (LUFS) and true-peak ceiling (dBTP).
-        var normalize: (target: Double, ceiling: Double)?
+        var normalize: Normalize?
+    }
+
+    /// What `--normalize` did.
+    struct Normalization: Sendable {
+        var gainDB: Double
+        var target: Double
+        var ceiling: Double
+        /// Where the gain went: in front of the preset's own final limiter, or at the end.
+        var beforePresetLimiter: Bool
+        /// A true-peak limiter was added after the gain (the gain alone would cross the ceiling).
+        var limiterInserted: Bool
+        /// `.linear` mode cut the gain to stay under the ceiling.
+        var cutByCeiling: Bool
+        /// Measuring passes (the first, unprocessed one included).
+        var passes: Int
+        /// The deepest gain reduction of the limiter that follows the gain, dB.
+        var maximumLimitingDB: Double?
+        /// That limiter's node key in the rendered plan.
+        var limiterKey: String?
     }
 
     struct Result: Sendable {
         var summary: RenderSummary
         var warnings: [String]
-        /// The gain `--normalize` applied and whether the true-peak ceiling limited it.
-        var normalization: (gainDB: Double, limited: Bool, target: Double, ceiling: Double)?
+        var normalization: Normalization?
+
+        /// The integrated loudness reached is more than 0.1 LU from the target.
+        var missedTarget: Bool {
+            guard let n = normalization, let l = summary.loudness else { return false }
+            return abs(l.integratedLUFS - n.target) > RenderRun.targetTolerance
+        }
 
         var normalizationText: String? {
             guard let n = normalization, let l = summary.loudness else { return nil }
-            return String(format: "normalised: gain %+.2f dB, %@", n.gainDB,
-                          n.limited ? String(format: "limited by the %.1f dBTP true-peak ceiling: %.2f LUFS instead of %.1f", n.ceiling, l.integratedLUFS, n.target)
-                                    : String(format: "%.2f LUFS (target %.1f)", l.integratedLUFS, n.target))
+            var text = String(format: "normalised: gain %+.2f dB", n.gainDB)
+            if n.beforePresetLimiter { text += String(format: " before the preset's limiter (up to %.2f dB of limiting)", n.maximumLimitingDB ?? 0) }
+            if n.limiterInserted { text += String(format: ", then a %.1f dBTP true-peak limiter (up to %.2f dB of limiting)", n.ceiling, n.maximumLimitingDB ?? 0) }
+            text += String(format: ": %.2f LUFS (target %.1f)", l.integratedLUFS, n.target)
+            if n.cutByCeiling { text += String(format: ", held under the %.1f dBTP ceiling by --normalize-mode linear", n.ceiling) }
+            return text
         }
 
-        /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
+    /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
         func json(output: String) -> JSONValue {
             let s = summary
             func round(_ v: Double, _ digits: Double = 100) -> JSONValue { v.isFinite ? .number((v * digits).rounded() / digits) : .null }
@@ -51,68 +86,154 @@ enum RenderRun {
             ]
             if let l = s.loudness { fields["loudness"] = l.json }
             if let n = normalization {
-                fields["normalization"] = .object(["gainDB": .number((n.gainDB * 100).rounded() / 100), "limitedByTruePeak": .bool(n.limited),
-                                                   "targetLUFS": .number(n.target), "truePeakCeilingDBTP": .number(n.ceiling)])
+                fields["normalization"] = .object([
+                    "gainDB": .number((n.gainDB * 100).rounded() / 100), "targetLUFS": .number(n.target), "truePeakCeilingDBTP": .number(n.ceiling),
+                    "gainBeforePresetLimiter": .bool(n.beforePresetLimiter), "limiterInserted": .bool(n.limiterInserted),
+                    "cutByCeiling": .bool(n.cutByCeiling), "missedTarget": .bool(missedTarget), "passes": .number(Double(n.passes)),
+                    "maxLimitingDB": n.maximumLimitingDB.map { .number(($0 * 100).rounded() / 100) } ?? .null,
+                ])
+            }
+            if !s.maximumGainReductionDB.isEmpty {
+                fields["maxGainReductionDB"] = .object(s.maximumGainReductionDB.mapValues { .number(($0 * 100).rounded() / 100) })
             }
             return .object(fields)
         }
     }
 
-    /// Renders `request`; `progress` gets the fraction of the whole job (both passes) and the
+    /// How close `--normalize` must come to its target, LU.
+    static let targetTolerance = 0.1
+    /// The key of the limiter `--normalize` inserts.
+    static let insertedLimiterID = "normalize-limiter"
+
+    /// Renders `request`; `progress` gets the fraction of the whole job (every pass) and the
     /// pass's progress.
-    static func perform(_ request: RenderRequest, label: String, normalize: (target: Double, ceiling: Double)?,
+    ///
+    /// With `--normalize`: a first pass measures the preset's output; the gain to the target
+    /// goes in front of the preset's final limiter when it ends with one (at or under the
+    /// ceiling), else at the end, followed by a true-peak limiter at the ceiling when the gain
+    /// alone would cross it (not in linear mode, which cuts the gain instead). Limiting lowers
+    /// the loudness, so measuring passes correct the gain (secant steps, at most 6) until the
+    /// output is within 0.05 LU of the target; then the output is written.
+    static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
                         progress: ((Double, RenderProgress) -> Void)? = nil) throws(CLIError) -> Result {
         var request = request
-        var normalization: (gainDB: Double, limited: Bool, target: Double, ceiling: Double)?
+        var normalization: Normalization?
         let name = request.inputPaths.first ?? request.outputPath
-        if let (target, ceiling) = normalize {
-            guard !request.inputPaths.contains("-") else {
-                throw CLIError.usage("--normalize reads its input twice: give a file, not standard input")
-            }
-            // Pass 1: render and measure without writing; then append the gain to the preset.
-            let first: RenderSummary
+        var passes = 1
+        func measure(_ r: RenderRequest, pass: Int) throws(CLIError) -> RenderSummary {
             do {
-                first = try OfflineRenderer.render(request, presetName: label, measureOnly: true) { p in progress?(p.fraction / 2, p) }
+                return try OfflineRenderer.render(r, presetName: label, measureOnly: true) { p in progress?(min(0.8, Double(pass) * 0.2 + p.fraction * 0.2), p) }
             } catch { throw CLIError(error) }
+        }
+        if let n = normalize {
+            guard !request.inputPaths.contains("-") else {
+                throw CLIError.usage("--normalize reads its input more than once: give a file, not standard input")
+            }
+            let first = try measure(request, pass: 0)
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
                 throw CLIError.io("\(name): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
-            var gain = target - measured.integratedLUFS
-            let limited = measured.truePeakDBTP + gain > ceiling
-            if limited { gain = ceiling - measured.truePeakDBTP }
-            guard (-96...24).contains(gain) else {
-                throw CLIError.io("\(name): normalising needs \(String(format: "%+.2f", gain)) dB, outside -96…24 dB")
+            var gain = n.targetLUFS - measured.integratedLUFS
+            let limiterAt = n.linear ? nil : finalLimiterPosition(in: request.preset, atOrUnder: n.ceilingDBTP)
+            let crosses = measured.truePeakDBTP + gain > n.ceilingDBTP
+            var plan = Normalization(gainDB: gain, target: n.targetLUFS, ceiling: n.ceilingDBTP, beforePresetLimiter: limiterAt != nil,
+                                     limiterInserted: limiterAt == nil && crosses && !n.linear, cutByCeiling: false, passes: 1)
+            // Plan keys: the chain's node id, or "#index" (after the gain is inserted), under "master/" in a graph.
+            let prefix = { if case .graph = request.preset.form { return "master/" } else { return "" } }()
+            plan.limiterKey = plan.limiterInserted ? prefix + insertedLimiterID
+                : limiterAt.map { prefix + ($0.id ?? "#\($0.index + 1)") }
+            if n.linear && crosses {
+                gain = n.ceilingDBTP - measured.truePeakDBTP
+                plan.gainDB = gain; plan.cutByCeiling = true
             }
-            request.preset = appendingGain(gain, to: request.preset)
-            normalization = (gain, limited, target, ceiling)
+            func checkRange(_ g: Double) throws(CLIError) {
+                guard (-96...36).contains(g) else { throw CLIError.io("\(name): normalising needs \(String(format: "%+.2f", g)) dB, outside -96…36 dB") }
+            }
+            try checkRange(gain)
+            var predicted = measured.integratedLUFS + gain
+            if plan.beforePresetLimiter || plan.limiterInserted {
+                // Limiting takes loudness away: correct the gain by the shortfall, divided by how
+                // much the loudness rose per dB of gain between the last two passes (secant).
+                var last: (gain: Double, reached: Double)?
+                for _ in 0..<6 {
+                    let trial = try measure(withGain(gain, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
+                    passes += 1
+                    plan.maximumLimitingDB = plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }
+                    guard let reached = trial.loudness?.integratedLUFS, reached.isFinite else { break }
+                    predicted = reached
+                    let shortfall = n.targetLUFS - reached
+                    if abs(shortfall) <= 0.05 { break }
+                    var slope = 1.0
+                    if let last, abs(gain - last.gain) > 1e-6 { slope = min(1, max(0.05, (reached - last.reached) / (gain - last.gain))) }
+                    last = (gain, reached)
+                    gain += shortfall / slope
+                    try checkRange(gain)
+                }
+                plan.gainDB = gain
+            }
+            plan.passes = passes
+            if request.strict && abs(predicted - n.targetLUFS) > targetTolerance {
+                throw CLIError.io(String(format: "%@: --normalize would reach %.2f LUFS instead of %.1f%@ (--strict: nothing written)", name, predicted, n.targetLUFS,
+                                         plan.cutByCeiling ? String(format: ": --normalize-mode linear holds the gain under the %.1f dBTP ceiling", n.ceilingDBTP) : ""))
+            }
+            request = withGain(gain, plan: plan, limiterAt: limiterAt?.index, request)
+            normalization = plan
         }
         let summary: RenderSummary
         do {
             summary = try OfflineRenderer.render(request, presetName: label) { p in
-                progress?(normalization == nil ? p.fraction : 0.5 + p.fraction / 2, p)
+                progress?(normalization == nil ? p.fraction : 0.8 + p.fraction * 0.2, p)
             }
         } catch { throw CLIError(error) }
-        var warnings = summary.warnings
-        if let n = normalization, n.limited, let l = summary.loudness {
-            warnings.append(String(format: "%@: limited by the %.1f dBTP true-peak ceiling: %.2f LUFS instead of %.1f (a limiter would be needed to reach the target)",
-                                   request.outputPath, n.ceiling, l.integratedLUFS, n.target))
+        if var n = normalization, let key = n.limiterKey {
+            n.maximumLimitingDB = summary.maximumGainReductionDB[key]
+            normalization = n
+        }
+        var result = Result(summary: summary, warnings: summary.warnings, normalization: normalization)
+        if let n = normalization, result.missedTarget, let l = summary.loudness {
+            let why = n.cutByCeiling ? String(format: "the gain was held under the %.1f dBTP ceiling (--normalize-mode linear; without it a limiter would reach the target)", n.ceiling)
+                : "the limiting needed did not converge in \(n.passes - 1) passes"
+            result.warnings.append(String(format: "%@: %.2f LUFS instead of %.1f: %@", request.outputPath, l.integratedLUFS, n.target, why))
         }
         if let gain = summary.gainToAvoidClippingDB {
-            warnings.append(String(
+            result.warnings.append(String(
                 format: "%@: %lld samples clipped to fit %@ (peak %+.2f dBFS, true peak %+.2f dBTP before clipping); a gain of %.1f dB (a gain node {\"type\": \"gain\", \"gain\": %.1f}) or --encoding float would avoid it",
                 request.outputPath, summary.clippedSamples, summary.encoding.rawValue, summary.peakDBFS, summary.truePeakDBTP, gain, gain))
         }
-        return Result(summary: summary, warnings: warnings, normalization: normalization)
+        return result
     }
 
-    /// `preset` with a gain node at the very end (the chain, or the master bus of a graph).
-    static func appendingGain(_ db: Double, to preset: Preset) -> Preset {
-        var p = preset
-        let node = NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")
-        switch p.form {
-        case .chain(let chain): p.form = .chain(chain + [node])
-        case .graph(var g): g.master.chain.append(node); p.form = .graph(g)
+    /// Where the preset's final chain (the chain, or the master bus of a graph) ends with a
+    /// `limiter` whose ceiling is at or under `ceiling` (measuring nodes after it ignored): its
+    /// index in that chain and its id.
+    static func finalLimiterPosition(in preset: Preset, atOrUnder ceiling: Double) -> (index: Int, id: String?)? {
+        let chain: [NodeSpec]
+        switch preset.form {
+        case .chain(let c): chain = c
+        case .graph(let g): chain = g.master.chain
         }
-        return p
+        guard let last = chain.lastIndex(where: { !$0.bypass && $0.kind.settings(as: AnalysisSettings.self) == nil }),
+              let limiter = chain[last].kind.settings(as: LimiterSettings.self), limiter.ceilingDB <= ceiling else { return nil }
+        return (last, chain[last].id)
+    }
+
+    /// `request` with the normalising gain in place: in front of the final limiter at
+    /// `limiterAt`, or at the end (followed by the inserted limiter when the plan has one).
+    static func withGain(_ db: Double, plan: Normalization, limiterAt: Int?, _ request: RenderRequest) -> RenderRequest {
+        var r = request
+        var nodes = [NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")]
+        if plan.limiterInserted {
+            nodes.append(NodeSpec(id: insertedLimiterID, kind: .limiter(LimiterSettings(ceilingDB: plan.ceiling)), path: insertedLimiterID))
+        }
+        func insert(into chain: [NodeSpec]) -> [NodeSpec] {
+            var c = chain
+            c.insert(contentsOf: nodes, at: limiterAt ?? c.count)
+            return c
+        }
+        switch r.preset.form {
+        case .chain(let chain): r.preset.form = .chain(insert(into: chain))
+        case .graph(var g): g.master.chain = insert(into: g.master.chain); r.preset.form = .graph(g)
+        }
+        return r
     }
 }

@@ -109,6 +109,8 @@ public enum DocFixtures {
         try sox("-n -r 48000 -c 1 -b 24 \(d)/tone.wav synth 3 sine 997 gain -6")
         try sox("-n -r 44100 -c 2 -b 16 \(d)/intro.flac synth 3 pinknoise gain -14")
         try sox("-n -r 48000 -c 2 -b 16 -t raw \(d)/in.raw synth 1 pinknoise gain -18")
+        _ = try ProcessRunner.tool("espeak-ng", ["-w", d + "/speech22.wav", "This is a test of the podcast voice chain. We want minus sixteen L U F S, without a single sample over the ceiling. Peter Piper picked a peck of pickled peppers."])
+        try sox("\(d)/speech22.wav -r 48000 -b 24 \(d)/speech.wav")
         _ = try ProcessRunner.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac", d + "/talk.m4a"])
         _ = try ProcessRunner.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=d=3:c=pink:a=0.2", "-ac", "2", "-c:a", "libmp3lame", d + "/in.mp3"])
         // +6 dBFS float, and a float file with a NaN at frame 5000.

@@ -64,32 +64,6 @@ import TimbreTestSupport
         #expect(release.map { abs($0 - 200) / 200 < 0.05 } == true)
     }
 
-    /// Independent inter-sample peak: a 16× band-limited reconstruction with a Kaiser-windowed
-    /// sinc (β = 9) spanning 64 samples on each side, evaluated at 16 points per sample interval.
-    static func truePeak16(_ x: [Float]) -> Double {
-        let half = 64, points = 16
-        func i0(_ v: Double) -> Double { var s = 1.0, t = 1.0, k = 1.0; while t > 1e-12 * s { t *= (v / (2 * k)) * (v / (2 * k)); s += t; k += 1 }; return s }
-        var kernel = [[Double]](repeating: [Double](repeating: 0, count: 2 * half), count: points)
-        for p in 0..<points {
-            let frac = Double(p) / Double(points)
-            for k in 0..<(2 * half) {
-                let t = Double(k - half + 1) - frac  // distance from the evaluation point to sample n + k − half + 1
-                let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
-                let r = t / Double(half)
-                kernel[p][k] = abs(r) >= 1 ? 0 : sinc * i0(9 * (1 - r * r).squareRoot()) / i0(9)
-            }
-        }
-        var peak = 0.0
-        for n in (half - 1)..<(x.count - half) {
-            for p in 0..<points {
-                var acc = 0.0
-                let kp = kernel[p]
-                for k in 0..<(2 * half) { acc += kp[k] * Double(x[n + k - half + 1]) }
-                peak = max(peak, abs(acc))
-            }
-        }
-        return 20 * log10(peak)
-    }
 
     /// Test material, 48 kHz mono, driven well past the ceiling; band-limited as converters
     /// deliver it (the noise to 0.45 fs), except the naive square wave and the clipped sine.
@@ -140,7 +114,7 @@ import TimbreTestSupport
         var rng = SeededRandom(seed: 11)
         let x = (0..<48_000).map { i -> Float in ((i % 12_000) < 600 ? 4 : 0.3) * Float(Double(rng.next() % 20_000) / 10_000 - 1) }
         let y = try PresetRender.render(Self.chain(#"{"type": "limiter", "ceiling": -1}"#), input: [x], block: 256, rate: Self.rate).output[0]
-        let truePeak = Self.truePeak16(y)
+        let truePeak = TruePeakReference.dB(y)
         print(String(format: "limiter -1 dBTP, white noise bursts to Nyquist: 16x true peak %.3f dBTP", truePeak))
         #expect(truePeak <= -1 + 0.4)
     }
@@ -153,7 +127,7 @@ import TimbreTestSupport
         for (name, x) in Self.material {
             let y = try PresetRender.render(preset, input: [x], block: 256, rate: Self.rate).output[0]
             let samplePeak = 20 * log10(Double(y.map { abs($0) }.max()!))
-            let truePeak = Self.truePeak16(y)
+            let truePeak = TruePeakReference.dB(y)
             print(String(format: "limiter %.0f dBTP, %@: sample peak %.3f dBFS, 16x true peak %.3f dBTP (%@)", ceiling, name, samplePeak, truePeak,
                          truePeak <= ceiling ? "under" : "OVER"))
             #expect(samplePeak <= ceiling && truePeak <= ceiling, "\(name)")
@@ -171,7 +145,7 @@ import TimbreTestSupport
         let (out, plan) = try PresetRender.render(preset, input: [x], block: 256, rate: Self.rate)
         let y = out[0], latency = plan.latencyFrames
         #expect(latency == 96 + 47, "2 ms lookahead + 47 frames")
-        let settled = Self.truePeak16(Array(y[(n + latency + 24_000)..<(2 * n)]))
+        let settled = TruePeakReference.dB(Array(y[(n + latency + 24_000)..<(2 * n)]))
         print("limiter on a +6 dBFS sine: settled true peak \(settled) dBTP (ceiling -1)")
         #expect(settled <= -1 && settled > -1.2)
         // Gain in dB per 1 kHz cycle peak after the step down (input −20 dBFS: unity gain when released).

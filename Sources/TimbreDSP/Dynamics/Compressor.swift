@@ -165,4 +165,17 @@ public struct Compressor: @unchecked Sendable {
             for i in 0..<frameCount { p[i] *= g[i] }
         }
     }
+
+    /// The deepest reduction of the last `process` call (its `frameCount` frames, every
+    /// channel) as a gain in dB, makeup not counted (≤ 0).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func lowestGainDB(frameCount: Int) -> Double {
+        let gains = scratch + channelCount * maximumBlockFrames
+        var lowest: Float = .greatestFiniteMagnitude
+        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
+        guard frameCount > 0, lowest > 0 else { return 0 }
+        return min(0, 20 * _unsafePerformance { log10(Double(lowest)) } - makeup)
+    }
 }

@@ -176,4 +176,15 @@ public struct TruePeakLimiter: @unchecked Sendable {
             for i in 0..<frameCount { p[i] *= g[i] }
         }
     }
+
+    /// The smallest gain of the last `process` call (its `frameCount` frames, every channel), dB.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func lowestGainDB(frameCount: Int) -> Double {
+        let gains = scratch + channelCount * maximumBlockFrames
+        var lowest: Float = 1
+        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
+        return lowest < 1 ? 20 * _unsafePerformance { log10(Double(lowest)) } : 0
+    }
 }

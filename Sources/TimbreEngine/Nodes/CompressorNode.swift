@@ -169,8 +169,9 @@ package enum CompressorNode: NodeDefinition {
         let settings = s.kernelSettings(sampleRate: node.sampleRate)
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let latency = Int((settings.lookaheadSeconds * rate).rounded())
+        let reduction = try node.gainReductionState().recorder
         node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count], carriesState: true)) {
-            Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block)
+            CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
         }, latency: latency)
     }
 
@@ -194,11 +195,18 @@ package enum CompressorNode: NodeDefinition {
     }
 }
 
-extension Compressor: RenderKernel {
-    package static let operations = KernelOperations(
-        process: { k, b in Compressor.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount) },
-        continueState: { new, old, _ in Compressor.at(new).pointee.continueFrom(Compressor.at(old).pointee) },
-        reset: { k in Compressor.at(k).pointee.reset() },
-        clearNonFinite: { k in Compressor.at(k).pointee.clearNonFinite() })
-    package func release() { deallocate() }
+/// A `compressor` or `deesser` node's step: the compressor, and its gain reduction published per block.
+struct CompressorStep: RenderKernel {
+    let compressor: Compressor
+    let reduction: GainReductionRecorder
+    static let operations = KernelOperations(
+        process: { k, b in
+            let step = CompressorStep.at(k), frames = b.block.pointee.frameCount
+            step.pointee.compressor.process(b.block.pointee.channels, frameCount: frames)
+            if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.compressor.lowestGainDB(frameCount: frames)) }
+        },
+        continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueFrom(CompressorStep.at(old).pointee.compressor) },
+        reset: { k in CompressorStep.at(k).pointee.compressor.reset() },
+        clearNonFinite: { k in CompressorStep.at(k).pointee.compressor.clearNonFinite() })
+    func release() { compressor.deallocate() }
 }

@@ -56,8 +56,9 @@ package enum LimiterNode: NodeDefinition {
         let settings = s.kernelSettings
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
+        let reduction = try node.gainReductionState().recorder
         node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead], carriesState: true)) {
-            TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block)
+            LimiterStep(limiter: TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
         }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead))
     }
 
@@ -66,11 +67,18 @@ package enum LimiterNode: NodeDefinition {
     }
 }
 
-extension TruePeakLimiter: RenderKernel {
-    package static let operations = KernelOperations(
-        process: { k, b in TruePeakLimiter.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount) },
-        continueState: { new, old, _ in TruePeakLimiter.at(new).pointee.continueFrom(TruePeakLimiter.at(old).pointee) },
-        reset: { k in TruePeakLimiter.at(k).pointee.reset() },
-        clearNonFinite: { k in TruePeakLimiter.at(k).pointee.clearNonFinite() })
-    package func release() { deallocate() }
+/// A `limiter` node's step: the limiter, and its gain reduction published per block.
+struct LimiterStep: RenderKernel {
+    let limiter: TruePeakLimiter
+    let reduction: GainReductionRecorder
+    static let operations = KernelOperations(
+        process: { k, b in
+            let step = LimiterStep.at(k), frames = b.block.pointee.frameCount
+            step.pointee.limiter.process(b.block.pointee.channels, frameCount: frames)
+            if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.limiter.lowestGainDB(frameCount: frames)) }
+        },
+        continueState: { new, old, _ in LimiterStep.at(new).pointee.limiter.continueFrom(LimiterStep.at(old).pointee.limiter) },
+        reset: { k in LimiterStep.at(k).pointee.limiter.reset() },
+        clearNonFinite: { k in LimiterStep.at(k).pointee.limiter.clearNonFinite() })
+    func release() { limiter.deallocate() }
 }

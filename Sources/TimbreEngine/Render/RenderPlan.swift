@@ -95,6 +95,8 @@ public final class RenderPlan {
     package var pitchStates: [(key: String, state: PitchState)] { states(PitchState.self) }
     /// The instances of this plan's `plugin` nodes, by node key.
     public var pluginStates: [(key: String, state: PluginState)] { states(PluginState.self) }
+    /// The gain reduction of this plan's `compressor`, `deesser` and `limiter` nodes, by node key.
+    public var gainReductionStates: [(key: String, state: GainReductionState)] { states(GainReductionState.self) }
     /// The streams of this plan's `player` channels, by key (`player:<channel id>`).
     public var playerStates: [(key: String, state: PlayerState)] { states(PlayerState.self) }
 
@@ -105,5 +107,8 @@ public final class RenderPlan {
     }
 
     /// The newest values of every `meter` and `loudness` node as JSON, by node key (control thread).
-    public var meters: JSONValue { .object(Dictionary(analysisStates.map { ($0.key, $0.state.values) }) { a, _ in a }) }
+    /// Dynamics nodes add their gain reduction (`gainReductionDB`, `maxGainReductionDB`).
+    public var meters: JSONValue {
+        .object(Dictionary(analysisStates.map { ($0.key, $0.state.values) } + gainReductionStates.map { ($0.key, $0.state.json) }) { a, _ in a })
+    }
 }
