@@ -172,3 +172,26 @@ import TimbreTestSupport
         }
     }
 }
+
+extension DynamicsTests {
+    /// Each dynamics node publishes its gain reduction (what `status`, `meters` and the render
+    /// summary show): a constant −6.02 dBFS (the peak detector reads it exactly) into an ∞:1
+    /// compressor at −16 dBFS is reduced by 9.98 dB once settled (to −16 dBFS), then a limiter at −20 dBTP
+    /// takes off the 4 dB left above it plus its 0.05 dB margin; the deepest values are at
+    /// least those; the plan's meters JSON carries them by node key.
+    @Test func gainReductionIsPublished() throws {
+        let preset = try Self.chain(#"{"type": "compressor", "id": "comp", "threshold": -16, "ratio": "inf", "attack": 1, "release": 50}, {"type": "limiter", "id": "lim", "ceiling": -20}"#)
+        let x = [Float](repeating: 0.5, count: 48_000)
+        let (_, plan) = try PresetRender.render(preset, input: [x], block: 256, rate: Self.rate)
+        let reductions = Dictionary(plan.gainReductionStates.map { ($0.key, $0.state) }) { a, _ in a }
+        let comp = try #require(reductions["comp"]), lim = try #require(reductions["lim"])
+        print(String(format: "gain reduction: compressor %.3f dB (max %.3f), limiter %.3f dB (max %.3f)", comp.currentDB, comp.maximumDB, lim.currentDB, lim.maximumDB))
+        let level = 20 * log10(0.5)
+        #expect(abs(comp.currentDB - (level + 16)) < 0.01 && comp.maximumDB >= comp.currentDB - 1e-9)
+        #expect(abs(lim.currentDB - 4.05) < 0.01 && lim.maximumDB >= lim.currentDB - 1e-9)
+        guard case .object(let meters) = plan.meters, case .object(let c)? = meters["comp"], case .number(let gr)? = c["gainReductionDB"] else {
+            Issue.record("no gain reduction in \(plan.meters.jsonText)"); return
+        }
+        #expect(abs(gr - (level + 16)) < 0.01)
+    }
+}
