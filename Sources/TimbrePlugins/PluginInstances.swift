@@ -16,7 +16,15 @@ final class PluginInstances {
     init(runner: OpaquePointer) { self.runner = runner }
 
     deinit {
-        for instance in lv2 { lilv_instance_deactivate(instance); lilv_instance_free(instance) }
+        // lilv_instance_free closes the plugin's library in the world's list (and may dlclose
+        // it): under the world's lock, as instantiation is, so a node freed on one thread
+        // cannot unload code another thread's plugin is instantiating (a batch renders files
+        // on threads; the plugin tests ran two loads at once and crashed in unmapped code).
+        if !lv2.isEmpty {
+            LV2World.shared.lock.lock()
+            for instance in lv2 { lilv_instance_deactivate(instance); lilv_instance_free(instance) }
+            LV2World.shared.lock.unlock()
+        }
         for worker in workers { timbre_lv2_worker_free(worker) }
         for f in features { timbre_lv2_features_free(f) }
         for (d, handle) in ladspa {
