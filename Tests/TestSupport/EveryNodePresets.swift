@@ -16,7 +16,8 @@ public enum EveryNodePresets {
       {"type": "pan", "id": "pan", "pan": 0.2}, {"type": "loudness", "id": "loud"}, {"type": "spectrum", "id": "spec", "fftSize": 1024},
       {"type": "pitch", "id": "pitch", "semitones": 3, "cents": 10},
       {"type": "compressor", "id": "comp", "threshold": -30, "ratio": 3, "detector": "rms", "window": 5, "lookahead": 1, "link": 50},
-      {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1}
+      {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
+      {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50}
     ]}
     """
 

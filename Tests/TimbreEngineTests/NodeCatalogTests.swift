@@ -28,6 +28,8 @@ import TimbreEngine
         "compressor": #"{"type": "compressor", "threshold": -18, "ratio": "inf", "knee": 4, "attack": 5, "release": 80, "makeup": "auto", "detector": "rms", "window": 20, "link": 60, "lookahead": 3, "sidechain": {"highpass": 150}}"#,
         "deesser": #"{"type": "deesser", "threshold": -35, "sidechain": {"band": [5000, 9000]}}"#,
         "limiter": #"{"type": "limiter", "ceiling": -1.5, "release": 50, "lookahead": 5, "link": 80}"#,
+        "gate": #"{"type": "gate", "threshold": -45, "range": 40, "attack": 2, "hold": 30, "release": 80, "hysteresis": 4, "link": 50}"#,
+        "expander": #"{"type": "expander", "threshold": -35, "ratio": 3, "range": 25}"#,
     ]
 
     static func decode(_ node: String, id: String = "n") throws -> Preset {

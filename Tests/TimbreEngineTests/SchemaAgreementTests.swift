@@ -74,6 +74,23 @@ import TimbreEngine
         #expect(d(l, "ceiling") == lim.ceilingDB && d(l, "release") == lim.releaseMs && d(l, "lookahead") == lim.lookaheadMs && d(l, "link") == lim.linkPercent)
     }
 
+    /// The gate's ranges and defaults: schema, decoder ranges and settings defaults.
+    @Test func gateAgrees() throws {
+        let g = Self.object("gateNode", "properties")
+        func r(_ key: String) -> ClosedRange<Double>? {
+            let p = g[key] as? [String: Any] ?? [:]
+            return Self.range(p) ?? ((p["oneOf"] as? [[String: Any]])?.first).flatMap(Self.range)
+        }
+        func d(_ key: String) -> Double? { (g[key] as? [String: Any])?["default"] as? Double }
+        #expect(r("threshold") == GateNode.Range.threshold && r("ratio") == GateNode.Range.ratio && r("range") == GateNode.Range.range)
+        #expect(r("attack") == GateNode.Range.attack && r("hold") == GateNode.Range.hold && r("release") == GateNode.Range.release)
+        #expect(r("hysteresis") == GateNode.Range.hysteresis && r("link") == GateNode.Range.link)
+        let p = try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "gate"}]}"#.utf8))
+        let gate = try #require(p.allNodes[0].kind.settings(as: GateSettings.self))
+        #expect(d("threshold") == gate.thresholdDB && d("range") == gate.rangeDB && d("attack") == gate.attackMs && d("hold") == gate.holdMs)
+        #expect(d("release") == gate.releaseMs && d("hysteresis") == gate.hysteresisDB && d("link") == gate.linkPercent && gate.ratio.isInfinite)
+    }
+
     @Test func defaultsAgree() throws {
         #expect(Self.object("passNode", "properties", "slope")["default"] as? Int == ParameterRanges.defaultSlope)
         #expect(Self.object("bellNode", "properties", "frequency")["default"] as? Double == ParameterRanges.defaultCenterHz)

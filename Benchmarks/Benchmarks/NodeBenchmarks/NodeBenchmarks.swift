@@ -81,6 +81,8 @@ let moreNodes: [(String, String)] = [
     ("compressor (RMS 10 ms, lookahead 2 ms)", #"{"type": "compressor", "threshold": -24, "detector": "rms", "lookahead": 2}"#),
     ("deesser (keyed 4-10 kHz)", #"{"type": "deesser"}"#),
     ("limiter (true peak, 2 ms lookahead)", #"{"type": "limiter", "ceiling": -1}"#),
+    ("gate (hysteresis, hold)", #"{"type": "gate", "threshold": -50}"#),
+    ("expander (2:1)", #"{"type": "expander", "threshold": -40}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),

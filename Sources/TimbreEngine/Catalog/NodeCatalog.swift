@@ -15,6 +15,7 @@ package enum NodeCatalog {
         PluginNode.self,
         CompressorNode.self,
         LimiterNode.self,
+        GateNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

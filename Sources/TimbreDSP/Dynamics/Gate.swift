@@ -1,0 +1,149 @@
+import Foundation
+
+/// A downward expander and noise gate: below the threshold the level is pushed further down
+/// by the ratio (a gate is ratio ∞), never by more than the range; hysteresis, hold, attack
+/// and release keep it from chattering. Planar audio in place; `process` allocates nothing
+/// and takes no lock.
+///
+/// Per frame the detector takes each channel's peak level |x| in dB (stereo link mixes it with
+/// the loudest channel's, as ``Compressor`` does). The gate is open at or above the threshold T
+/// and closes only below T − H (H: hysteresis), so a level wandering around T does not
+/// chatter. The static gain (Giannoulis, Massberg and Reiss 2012 give the compressor's; this
+/// is its mirror below the threshold, as in Zölzer, "DAFX", 2nd ed., §4.2.2):
+///
+/// ```
+/// g = 0                                open
+/// g = max(−range, (x − T′)(R − 1))     closed, T′ = T − H while it was open, else T (R = ∞: −range)
+/// ```
+/// After the gate closes the gain stays where it is for `hold` seconds, then falls with the
+/// release time constant; it rises with the attack one (both one-pole in dB: 1 − 1/e of a
+/// step after one constant, as the compressor's).
+public struct Gate: @unchecked Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var thresholdDB: Double
+        /// 1…∞: 1 does nothing, ∞ is a gate.
+        public var ratio: Double
+        /// The deepest reduction, dB (positive).
+        public var rangeDB: Double
+        public var attackSeconds: Double
+        public var holdSeconds: Double
+        public var releaseSeconds: Double
+        /// How far below the threshold the level must fall to close, dB.
+        public var hysteresisDB: Double
+        /// 0…1: 0 each channel its own gain, 1 one gain from the loudest channel.
+        public var link: Double
+
+        public init(thresholdDB: Double = -50, ratio: Double = .infinity, rangeDB: Double = 60, attackSeconds: Double = 0.001,
+                    holdSeconds: Double = 0.05, releaseSeconds: Double = 0.1, hysteresisDB: Double = 3, link: Double = 1) {
+            self.thresholdDB = thresholdDB; self.ratio = ratio; self.rangeDB = rangeDB; self.attackSeconds = attackSeconds
+            self.holdSeconds = holdSeconds; self.releaseSeconds = releaseSeconds; self.hysteresisDB = hysteresisDB; self.link = link
+        }
+
+        /// The static gain in dB at input level `x` dB, with the gate open or closed before it.
+        @inlinable
+        public func gainDB(_ x: Double, wasOpen: Bool) -> Double {
+            let t = wasOpen ? thresholdDB - hysteresisDB : thresholdDB
+            if x >= t { return 0 }
+            if ratio.isInfinite { return -rangeDB }
+            return max(-rangeDB, (x - t) * (ratio - 1))
+        }
+    }
+
+    public let settings: Settings
+    public let channelCount: Int
+    public let maximumBlockFrames: Int
+    let attack: Double, release: Double, holdFrames: Int, link: Double
+    /// Per channel: [0] the smoothed gain in dB, [1] 1 when open, [2] hold frames left.
+    let state: UnsafeMutablePointer<Double>
+    /// Per channel `maximumBlockFrames`: the gains of the last block.
+    let gains: UnsafeMutablePointer<Float>
+    let levels: UnsafeMutablePointer<Double>
+
+    public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
+        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
+        attack = settings.attackSeconds > 0 ? exp(-1 / (settings.attackSeconds * sampleRate)) : 0
+        release = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
+        holdFrames = Int((settings.holdSeconds * sampleRate).rounded())
+        link = settings.link
+        state = .allocate(capacity: 3 * channelCount)
+        gains = .allocate(capacity: channelCount * maximumBlockFrames)
+        gains.initialize(repeating: 1, count: channelCount * maximumBlockFrames)
+        levels = .allocate(capacity: channelCount)
+        levels.initialize(repeating: -400, count: channelCount)
+        state.initialize(repeating: 0, count: 3 * channelCount)
+        reset()
+    }
+
+    public func deallocate() { state.deallocate(); gains.deallocate(); levels.deallocate() }
+
+    /// Back to silence: closed, at full reduction (a gate starts shut, as hardware does).
+    public func reset() {
+        for c in 0..<channelCount { state[3 * c] = -settings.rangeDB; state[3 * c + 1] = 0; state[3 * c + 2] = 0 }
+    }
+
+    /// Continues `previous`'s gains, open/closed state and hold (a plan swap).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueFrom(_ previous: Gate) {
+        for k in 0..<(3 * min(channelCount, previous.channelCount)) { state[k] = previous.state[k] }
+    }
+
+    /// Sets NaN and infinity in the state back to a closed gate. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func clearNonFinite() {
+        for k in 0..<(3 * channelCount) where !state[k].isFinite { reset(); return }
+    }
+
+    /// Gates `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let s = settings, link = link, attack = attack, release = release, holdFrames = holdFrames
+        for i in 0..<frameCount {
+            var loudest = -400.0
+            for c in 0..<channelCount {
+                let x = Double(channels[c][i]), p = x * x
+                let db = p > 1e-40 ? 10 * _unsafePerformance { log10(p) } : -400
+                levels[c] = db
+                loudest = max(loudest, db)
+            }
+            for c in 0..<channelCount {
+                let level = link * loudest + (1 - link) * levels[c]
+                let wasOpen = state[3 * c + 1] != 0
+                var target = s.gainDB(level, wasOpen: wasOpen)
+                let open = level >= (wasOpen ? s.thresholdDB - s.hysteresisDB : s.thresholdDB)
+                state[3 * c + 1] = open ? 1 : 0
+                if open {
+                    state[3 * c + 2] = Double(holdFrames)
+                } else if state[3 * c + 2] > 0 {
+                    state[3 * c + 2] -= 1
+                    target = max(target, state[3 * c])  // held: no further fall
+                }
+                let current = state[3 * c]
+                let a = target > current ? attack : release
+                let g = a * current + (1 - a) * target
+                state[3 * c] = g
+                gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp(g * 0.11512925464970229) })
+            }
+        }
+        for c in 0..<channelCount {
+            let p = channels[c], g = gains + c * maximumBlockFrames
+            for i in 0..<frameCount { p[i] *= g[i] }
+        }
+    }
+
+    /// The deepest reduction of the last `process` call as a gain in dB (≤ 0).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func lowestGainDB(frameCount: Int) -> Double {
+        var lowest: Float = 1
+        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
+        return lowest < 1 ? 20 * _unsafePerformance { log10(Double(max(lowest, 1e-10))) } : 0
+    }
+}

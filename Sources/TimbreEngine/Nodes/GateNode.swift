@@ -1,0 +1,124 @@
+import Foundation
+import TimbreDSP
+
+// `gate` and `expander`: a downward expander below a threshold (`Gate`): ratio (∞ for a
+// gate), range, attack, hold, release, hysteresis, stereo link.
+
+/// The settings of a `gate` or `expander` node (times in ms, levels in dB).
+public struct GateSettings: NodeParameters {
+    public var thresholdDB: Double = -50
+    /// 1…100 for an expander; `.infinity` for a gate.
+    public var ratio: Double = .infinity
+    public var rangeDB: Double = 60
+    public var attackMs: Double = 1
+    public var holdMs: Double = 50
+    public var releaseMs: Double = 100
+    public var hysteresisDB: Double = 3
+    /// 0…100 %.
+    public var linkPercent: Double = 100
+    /// Written as `expander` (and decoded with its defaults).
+    public var isExpander = false
+
+    public init(thresholdDB: Double = -50, ratio: Double = .infinity, rangeDB: Double = 60, attackMs: Double = 1, holdMs: Double = 50,
+                releaseMs: Double = 100, hysteresisDB: Double = 3, linkPercent: Double = 100) {
+        self.thresholdDB = thresholdDB; self.ratio = ratio; self.rangeDB = rangeDB; self.attackMs = attackMs; self.holdMs = holdMs
+        self.releaseMs = releaseMs; self.hysteresisDB = hysteresisDB; self.linkPercent = linkPercent
+    }
+
+    /// An expander's defaults: ratio 2, range 20 dB, threshold −40 dB, release 200 ms, no hysteresis.
+    public static var expander: GateSettings {
+        var s = GateSettings(thresholdDB: -40, ratio: 2, rangeDB: 20, attackMs: 5, holdMs: 20, releaseMs: 200, hysteresisDB: 0)
+        s.isExpander = true
+        return s
+    }
+
+    /// The kernel's settings.
+    public var kernelSettings: Gate.Settings {
+        Gate.Settings(thresholdDB: thresholdDB, ratio: ratio, rangeDB: rangeDB, attackSeconds: attackMs / 1000, holdSeconds: holdMs / 1000,
+                      releaseSeconds: releaseMs / 1000, hysteresisDB: hysteresisDB, link: linkPercent / 100)
+    }
+}
+
+extension NodeKind {
+    /// A noise gate (or, with ``GateSettings/expander``, a downward expander).
+    public static func gate(_ settings: GateSettings) -> NodeKind { NodeKind(settings) }
+}
+
+package enum GateNode: NodeDefinition {
+    package static let typeNames = ["gate", "expander"]
+    package static func typeName(of s: GateSettings) -> String { s.isExpander ? "expander" : "gate" }
+
+    /// The keys' ranges (the schema file states the same; a test compares).
+    package enum Range {
+        package static let threshold: ClosedRange<Double> = -100...0
+        package static let ratio: ClosedRange<Double> = 1...100
+        package static let range: ClosedRange<Double> = 0...120
+        package static let attack: ClosedRange<Double> = 0...500
+        package static let hold: ClosedRange<Double> = 0...5000
+        package static let release: ClosedRange<Double> = 1...5000
+        package static let hysteresis: ClosedRange<Double> = 0...24
+        package static let link: ClosedRange<Double> = 0...100
+    }
+
+    package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> GateSettings {
+        var s = name == "expander" ? GateSettings.expander : GateSettings()
+        if let f = try o.optional("threshold") { s.thresholdDB = try f.number(in: Range.threshold, unit: "dB") }
+        if let f = try o.optional("ratio") {
+            if case .string(let text) = f.value {
+                guard ["inf", "infinity", "∞"].contains(text.lowercased()) else { throw PresetError(path: f.path, "\"\(text)\" is not a ratio (allowed 1…100, or \"inf\")") }
+                s.ratio = .infinity
+            } else {
+                s.ratio = try f.number(in: Range.ratio, unit: ": 1")
+            }
+        }
+        if let f = try o.optional("range") { s.rangeDB = try f.number(in: Range.range, unit: "dB") }
+        if let f = try o.optional("attack") { s.attackMs = try f.number(in: Range.attack, unit: "ms") }
+        if let f = try o.optional("hold") { s.holdMs = try f.number(in: Range.hold, unit: "ms") }
+        if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
+        if let f = try o.optional("hysteresis") { s.hysteresisDB = try f.number(in: Range.hysteresis, unit: "dB") }
+        if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
+        return s
+    }
+
+    package static func encode(_ s: GateSettings) -> [String: JSONValue] {
+        ["threshold": .number(s.thresholdDB), "ratio": s.ratio.isInfinite ? .string("inf") : .number(s.ratio), "range": .number(s.rangeDB),
+         "attack": .number(s.attackMs), "hold": .number(s.holdMs), "release": .number(s.releaseMs),
+         "hysteresis": .number(s.hysteresisDB), "link": .number(s.linkPercent)]
+    }
+
+    package static func lower(_ s: GateSettings, into node: inout NodeLowering) throws(PresetError) {
+        let settings = s.kernelSettings
+        let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
+        let reduction = try node.gainReductionState().recorder
+        node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels], carriesState: true)) {
+            GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
+        })
+    }
+
+    /// Above the threshold the gate passes the spectrum unchanged.
+    package static func response(of s: GateSettings, sampleRate: Double) -> NodeResponse {
+        .linear(sections: [], gainDB: 0, markersHz: [])
+    }
+
+    package static func summary(of s: GateSettings) -> String {
+        let ratio = s.ratio.isInfinite ? "inf" : String(format: "%g", s.ratio)
+        return (s.isExpander ? "expander" : "gate") + String(format: " %.1f dB %@:1 range %g dB, attack %g ms, hold %g ms, release %g ms, hysteresis %g dB",
+                                                              s.thresholdDB, ratio, s.rangeDB, s.attackMs, s.holdMs, s.releaseMs, s.hysteresisDB)
+    }
+}
+
+/// A `gate` or `expander` node's step: the gate, and its gain reduction published per block.
+struct GateStep: RenderKernel {
+    let gate: Gate
+    let reduction: GainReductionRecorder
+    static let operations = KernelOperations(
+        process: { k, b in
+            let step = GateStep.at(k), frames = b.block.pointee.frameCount
+            step.pointee.gate.process(b.block.pointee.channels, frameCount: frames)
+            if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.gate.lowestGainDB(frameCount: frames)) }
+        },
+        continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueFrom(GateStep.at(old).pointee.gate) },
+        reset: { k in GateStep.at(k).pointee.gate.reset() },
+        clearNonFinite: { k in GateStep.at(k).pointee.gate.clearNonFinite() })
+    func release() { gate.deallocate() }
+}
