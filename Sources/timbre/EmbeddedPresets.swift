@@ -30,6 +30,24 @@ enum EmbeddedPresets {
   ]
 }
 """#),
+        ("ducking", #"""
+{
+  "version": 1,
+  "name": "Ducking",
+  "description": "Graph form: a voice on input 1 ducks the music on input 2 by about 10 dB while it speaks (a compressor on the music keyed by the voice channel), and a true-peak limiter on the master.",
+  "graph": {
+    "channels": [
+      { "id": "voice", "input": [0],
+        "chain": [ { "type": "highpass", "id": "voice-hpf", "frequency": 80, "slope": 24 },
+                   { "type": "compressor", "id": "voice-comp", "threshold": -24, "ratio": 3, "knee": 6, "attack": 5, "release": 120, "makeup": 3 } ] },
+      { "id": "music", "input": [1], "volume": 0.7,
+        "chain": [ { "type": "compressor", "id": "duck", "key": "voice", "threshold": -40, "ratio": 2, "knee": 6,
+                     "attack": 10, "release": 400, "detector": "rms", "window": 50 } ] }
+    ],
+    "master": { "chain": [ { "type": "limiter", "id": "ceiling", "ceiling": -1 } ] }
+  }
+}
+"""#),
         ("flat", #"""
 {
   "version": 1,

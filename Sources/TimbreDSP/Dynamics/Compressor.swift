@@ -32,14 +32,21 @@ public struct Compressor: @unchecked Sendable {
         /// 0…1: 0 each channel its own gain, 1 one gain from the loudest channel.
         public var link: Double
         public var lookaheadSeconds: Double
-        /// Sections run on a copy of the input that only the detector hears (none: the input).
+        /// Sections run on a copy of the key that only the detector hears (none: the key as it is).
         public var keyFilter: [BiquadCoefficients]
+        /// Channels of an external key (another signal the host passes to
+        /// ``Compressor/process(_:key:frameCount:)``: a voice that ducks music); nil: the input
+        /// is its own key.
+        public var externalKeyChannels: Int?
 
         public init(curve: CompressorCurve, attackSeconds: Double = 0.01, releaseSeconds: Double = 0.1, makeupDB: Double? = 0,
                     detector: Detector = .peak, link: Double = 1, lookaheadSeconds: Double = 0, keyFilter: [BiquadCoefficients] = []) {
             self.curve = curve; self.attackSeconds = attackSeconds; self.releaseSeconds = releaseSeconds; self.makeupDB = makeupDB
             self.detector = detector; self.link = link; self.lookaheadSeconds = lookaheadSeconds; self.keyFilter = keyFilter
         }
+
+        /// Channels the detector hears: the external key's, or the input's.
+        public func keyChannelCount(input channels: Int) -> Int { externalKeyChannels ?? channels }
 
         /// The makeup gain applied, dB.
         public var effectiveMakeupDB: Double { makeupDB ?? curve.automaticMakeupDB }
@@ -53,10 +60,14 @@ public struct Compressor: @unchecked Sendable {
     let attack: Double, release: Double, rmsCoefficient: Double, makeup: Double
     // The settings the render loop reads (`settings` holds an array: reading it retains).
     let curve: CompressorCurve, link: Double, isRMS: Bool
-    /// Per channel: [0] the smoothed gain in dB, [1] the detector's mean square.
+    /// Channels the detector hears (the external key's, or the input's).
+    let keyCount: Int
+    /// The smoothed gain in dB per channel, then the detector's mean square per key channel.
     let state: UnsafeMutablePointer<Double>
-    /// Per channel `maximumBlockFrames`: the key, then the gain per frame.
+    /// `maximumBlockFrames` per key channel (the key's copy), then per channel (the gains).
     let scratch: UnsafeMutablePointer<Float>
+    /// The key channels' levels of the current frame, dB.
+    let levels: UnsafeMutablePointer<Double>
     let keyPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let keyCascade: BiquadCascade?
     let delay: DelayLine?
@@ -70,13 +81,16 @@ public struct Compressor: @unchecked Sendable {
         makeup = settings.effectiveMakeupDB
         curve = settings.curve; link = settings.link; isRMS = settings.detector != .peak
         latencyFrames = Int((settings.lookaheadSeconds * sampleRate).rounded())
-        state = .allocate(capacity: 2 * channelCount)
-        state.initialize(repeating: 0, count: 2 * channelCount)
-        scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
-        scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
-        keyPointers = .allocate(capacity: channelCount)
-        for c in 0..<channelCount { keyPointers[c] = scratch + c * maximumBlockFrames }
-        keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: channelCount)
+        keyCount = settings.keyChannelCount(input: channelCount)
+        state = .allocate(capacity: channelCount + keyCount)
+        state.initialize(repeating: 0, count: channelCount + keyCount)
+        scratch = .allocate(capacity: (keyCount + channelCount) * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: (keyCount + channelCount) * maximumBlockFrames)
+        levels = .allocate(capacity: keyCount)
+        levels.initialize(repeating: -400, count: keyCount)
+        keyPointers = .allocate(capacity: keyCount)
+        for c in 0..<keyCount { keyPointers[c] = scratch + c * maximumBlockFrames }
+        keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: keyCount)
         delay = latencyFrames > 0 ? DelayLine(frames: latencyFrames, channelCount: channelCount) : nil
     }
 
@@ -84,7 +98,7 @@ public struct Compressor: @unchecked Sendable {
     static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
 
     public func deallocate() {
-        state.deallocate(); scratch.deallocate(); keyPointers.deallocate()
+        state.deallocate(); scratch.deallocate(); levels.deallocate(); keyPointers.deallocate()
         keyCascade?.deallocate(); delay?.deallocate()
     }
 
@@ -93,8 +107,8 @@ public struct Compressor: @unchecked Sendable {
     @_noLocks
     #endif
     public func continueFrom(_ previous: Compressor) {
-        let n = min(channelCount, previous.channelCount)
-        for k in 0..<(2 * n) { state[k] = previous.state[k] }
+        for c in 0..<min(channelCount, previous.channelCount) { state[c] = previous.state[c] }
+        for k in 0..<min(keyCount, previous.keyCount) { state[channelCount + k] = previous.state[previous.channelCount + k] }
         if let delay, let old = previous.delay, delay.frames == old.frames, delay.channelCount == old.channelCount { delay.copyState(from: old) }
         if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
             keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
@@ -103,7 +117,7 @@ public struct Compressor: @unchecked Sendable {
 
     /// Back to silence.
     public func reset() {
-        state.update(repeating: 0, count: 2 * channelCount)
+        state.update(repeating: 0, count: channelCount + keyCount)
         keyCascade?.reset(); delay?.reset()
     }
 
@@ -112,50 +126,65 @@ public struct Compressor: @unchecked Sendable {
     @_noLocks
     #endif
     public func clearNonFinite() {
-        for k in 0..<(2 * channelCount) where !state[k].isFinite { state[k] = 0 }
+        for k in 0..<(channelCount + keyCount) where !state[k].isFinite { state[k] = 0 }
         if let keyCascade, keyCascade.hasNonFiniteState { keyCascade.reset() }
         if let delay, delay.hasNonFiniteState { delay.reset() }
     }
 
-    /// Compresses `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
+    /// Compresses `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place, keyed
+    /// on themselves.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        process(channels, key: nil, frameCount: frameCount)
+    }
+
+    /// Compresses `frameCount` frames of `channels` in place, keyed on `key` (its
+    /// ``Settings/externalKeyChannels`` channels; nil: the channels themselves). With an
+    /// external key, channel c follows key channel min(c, keys − 1), linked as set.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, key external: UnsafePointer<UnsafeMutablePointer<Float>>?,
+                        frameCount: Int) {
+        let source = external ?? channels
         let key: UnsafePointer<UnsafeMutablePointer<Float>>
-        if let keyCascade {
-            for c in 0..<channelCount { let s = channels[c], d = keyPointers[c]; for i in 0..<frameCount { d[i] = s[i] } }
-            keyCascade.process(keyPointers, frameCount: frameCount)
+        if keyCascade != nil || external != nil {
+            // A copy: the filter must not touch the audio, and another bus's key must not be changed.
+            for k in 0..<keyCount { let s = source[k], d = keyPointers[k]; for i in 0..<frameCount { d[i] = s[i] } }
+            keyCascade?.process(keyPointers, frameCount: frameCount)
             key = UnsafePointer(keyPointers)
         } else {
             key = channels
         }
-        let gains = scratch + channelCount * maximumBlockFrames
+        let gains = scratch + keyCount * maximumBlockFrames
         let curve = curve, link = link, rms = rmsCoefficient, isRMS = isRMS, makeup = makeup, attack = attack, release = release
+        let keyCount = keyCount, channelCount = channelCount
         for i in 0..<frameCount {
-            // Levels in dB per channel (kept in the gain row), and the loudest.
+            // Levels in dB per key channel, and the loudest.
             var loudest = -400.0
-            for c in 0..<channelCount {
-                let x = Double(key[c][i])
+            for k in 0..<keyCount {
+                let x = Double(key[k][i])
                 var level: Double
                 if isRMS {
-                    let ms = rms * state[2 * c + 1] + (1 - rms) * x * x
-                    state[2 * c + 1] = ms
+                    let ms = rms * state[channelCount + k] + (1 - rms) * x * x
+                    state[channelCount + k] = ms
                     level = ms
                 } else {
                     level = x * x
                 }
                 let db = level > 1e-40 ? 10 * _unsafePerformance { log10(level) } : -400
-                gains[c * maximumBlockFrames + i] = Float(db)
+                levels[k] = db
                 loudest = max(loudest, db)
             }
             for c in 0..<channelCount {
-                let own = Double(gains[c * maximumBlockFrames + i])
+                let own = levels[min(c, keyCount - 1)]
                 let target = curve.gainDB(link * loudest + (1 - link) * own)
-                let current = state[2 * c]
+                let current = state[c]
                 let a = target < current ? attack : release
                 let g = a * current + (1 - a) * target
-                state[2 * c] = g
+                state[c] = g
                 gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp((g + makeup) * 0.11512925464970229) })  // 10^(dB/20): ln 10 / 20
             }
         }
@@ -172,7 +201,7 @@ public struct Compressor: @unchecked Sendable {
     @_noLocks
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
-        let gains = scratch + channelCount * maximumBlockFrames
+        let gains = scratch + keyCount * maximumBlockFrames
         var lowest: Float = .greatestFiniteMagnitude
         for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
         guard frameCount > 0, lowest > 0 else { return 0 }

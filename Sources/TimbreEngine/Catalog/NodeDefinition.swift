@@ -51,6 +51,9 @@ package struct NodeLowering {
     package var channelsOut: Int
     var steps: [PlannedStep] = []
     var retained: [(key: String, state: AnyObject)] = []
+    /// In a graph: the channel and group buses rendered before this node, by id (first work
+    /// channel, two each), which a compressor may key on; nil in a chain preset.
+    package var finishedBuses: [String: Int]?
     let base: Int
     let segment: Int
 

@@ -29,6 +29,10 @@ public struct CompressorSettings: NodeParameters {
     public var linkPercent: Double = 100
     public var lookaheadMs: Double = 0
     public var keyFilter: KeyFilter?
+    /// In a graph: the channel or group whose bus (after its chain and pan, before its volume)
+    /// the detector hears instead of the node's own input — a voice that ducks music. It must
+    /// come before the node's own channel in the graph's order. nil: the input keys itself.
+    public var keyChannel: String?
     /// Written as `deesser` (and decoded with its defaults).
     public var isDeEsser = false
 
@@ -49,10 +53,12 @@ public struct CompressorSettings: NodeParameters {
 
     /// The kernel's settings at `sampleRate`.
     public func kernelSettings(sampleRate: Double) -> Compressor.Settings {
-        Compressor.Settings(curve: CompressorCurve(thresholdDB: thresholdDB, ratio: ratio, kneeDB: kneeDB),
-                            attackSeconds: attackMs / 1000, releaseSeconds: releaseMs / 1000, makeupDB: makeupDB,
-                            detector: rmsWindowMs.map { .rms(windowSeconds: $0 / 1000) } ?? .peak, link: linkPercent / 100,
-                            lookaheadSeconds: lookaheadMs / 1000, keyFilter: keySections(sampleRate: sampleRate))
+        var s = Compressor.Settings(curve: CompressorCurve(thresholdDB: thresholdDB, ratio: ratio, kneeDB: kneeDB),
+                                    attackSeconds: attackMs / 1000, releaseSeconds: releaseMs / 1000, makeupDB: makeupDB,
+                                    detector: rmsWindowMs.map { .rms(windowSeconds: $0 / 1000) } ?? .peak, link: linkPercent / 100,
+                                    lookaheadSeconds: lookaheadMs / 1000, keyFilter: keySections(sampleRate: sampleRate))
+        if keyChannel != nil { s.externalKeyChannels = 2 }  // a channel or group bus is stereo after its pan
+        return s
     }
 
     func keySections(sampleRate: Double) -> [BiquadCoefficients] {
@@ -122,6 +128,11 @@ package enum CompressorNode: NodeDefinition {
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
         if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
         if let f = try o.optional("sidechain") { s.keyFilter = try decodeKey(f) }
+        if let f = try o.optional("key") {
+            let id = try f.string()
+            guard !id.isEmpty else { throw PresetError(path: f.path, "the key names a channel or group id (found an empty string)") }
+            s.keyChannel = id
+        }
         return s
     }
 
@@ -151,6 +162,7 @@ package enum CompressorNode: NodeDefinition {
             "makeup": s.makeupDB.map { .number($0) } ?? .string("auto"), "link": .number(s.linkPercent), "lookahead": .number(s.lookaheadMs),
         ]
         if let w = s.rmsWindowMs { o["detector"] = .string("rms"); o["window"] = .number(w) }
+        if let k = s.keyChannel { o["key"] = .string(k) }
         switch s.keyFilter {
         case nil: if s.isDeEsser { o["sidechain"] = .object([:]) }
         case .highPass(let f): o["sidechain"] = .object(["highpass": .number(f)])
@@ -168,10 +180,22 @@ package enum CompressorNode: NodeDefinition {
         }
         let settings = s.kernelSettings(sampleRate: node.sampleRate)
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
+        var keyBase = -1
+        if let id = s.keyChannel {
+            guard let buses = node.finishedBuses else {
+                throw PresetError(path: node.path + ".key", "a key channel needs a graph preset (channels, groups, master)")
+            }
+            guard let base = buses[id] else {
+                let known = buses.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                throw PresetError(path: node.path + ".key", "no channel or group \"\(id)\" is rendered before this node (a key must come earlier in the graph; here: \(known.isEmpty ? "none" : known))")
+            }
+            keyBase = base
+        }
         let latency = Int((settings.lookaheadSeconds * rate).rounded())
         let reduction = try node.gainReductionState().recorder
-        node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count], carriesState: true)) {
-            CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
+        node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count, keyBase], carriesState: true)) {
+            CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
+                           reduction: reduction, keyBase: keyBase)
         }, latency: latency)
     }
 
@@ -191,6 +215,7 @@ package enum CompressorNode: NodeDefinition {
         case .band(let lo, let hi): text += String(format: ", key %g–%g Hz", lo, hi)
         case nil: break
         }
+        if let k = s.keyChannel { text += ", keyed by \(k)" }
         return text
     }
 }
@@ -199,10 +224,12 @@ package enum CompressorNode: NodeDefinition {
 struct CompressorStep: RenderKernel {
     let compressor: Compressor
     let reduction: GainReductionRecorder
+    /// The first work channel of the key's bus (−1: the input keys itself).
+    let keyBase: Int
     static let operations = KernelOperations(
         process: { k, b in
-            let step = CompressorStep.at(k), frames = b.block.pointee.frameCount
-            step.pointee.compressor.process(b.block.pointee.channels, frameCount: frames)
+            let step = CompressorStep.at(k), frames = b.block.pointee.frameCount, keyBase = step.pointee.keyBase
+            step.pointee.compressor.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.compressor.lowestGainDB(frameCount: frames)) }
         },
         continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueFrom(CompressorStep.at(old).pointee.compressor) },

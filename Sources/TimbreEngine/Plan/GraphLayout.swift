@@ -20,6 +20,9 @@ package struct GraphLayout {
     package var outputChannelCount = 0
     /// Shared states the plan keeps alive (meters, shifters, players, plugins), by key.
     package var retained: [(key: String, state: AnyObject)] = []
+    /// The buses already rendered when the next step runs, by channel or group id (their first
+    /// work channel; two channels each): what a compressor's external key can read.
+    var finishedBuses: [String: Int]?
 
     /// A path (a channel's or a group's chain) ending in a mix into a bus.
     package struct Junction {
@@ -40,6 +43,7 @@ package struct GraphLayout {
         case .chain(let chain):
             outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "", segment: 0, format: format, registry: registry)
         case .graph(let graph):
+            finishedBuses = [:]
             let inputs = format.inputChannelCount
             let channelBase = { (k: Int) in inputs + 2 * k }
             let groupBase = { (k: Int) in inputs + 2 * graph.channels.count + 2 * k }
@@ -85,6 +89,7 @@ package struct GraphLayout {
                 junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
                                           mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base))
                 add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
+                finishedBuses?[ch.id] = base
             }
             for (k, g) in graph.groups.enumerated() {
                 let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry)
@@ -92,6 +97,7 @@ package struct GraphLayout {
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
                                           mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
                 add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
+                finishedBuses?[g.id] = groupBase(k)
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
             guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
@@ -115,6 +121,7 @@ package struct GraphLayout {
         for (index, node) in chain.enumerated() where !node.bypass {
             var lowering = NodeLowering(key: keyPrefix + (node.id ?? "#\(index)"), path: node.path, sampleRate: format.sampleRate,
                                         maxBlockFrames: format.maxBlockFrames, registry: registry, channels: channels, base: base, segment: segment)
+            lowering.finishedBuses = finishedBuses
             try node.kind.definition.lower(any: node.kind.parameters, into: &lowering)
             steps += lowering.steps
             retained += lowering.retained
