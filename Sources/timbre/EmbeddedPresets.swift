@@ -15,6 +15,18 @@ enum EmbeddedPresets {
   ]
 }
 """#),
+        ("broadcast-master", #"""
+{
+  "version": 1,
+  "name": "Broadcast master",
+  "description": "EBU R 128 delivery: subsonic cut, gentle 2:1 RMS compression above -18 dBFS and a -1 dBTP true-peak limiter; use with --normalize -23 (the gain goes in front of the limiter).",
+  "chain": [
+    { "type": "highpass", "id": "subsonic", "frequency": 20, "slope": 24 },
+    { "type": "compressor", "id": "glue", "threshold": -18, "ratio": 2, "knee": 6, "attack": 30, "release": 300, "detector": "rms", "window": 30 },
+    { "type": "limiter", "id": "ceiling", "ceiling": -1, "release": 150 }
+  ]
+}
+"""#),
         ("default", #"""
 {
   "version": 1,

@@ -132,6 +132,14 @@ import TimbreTestSupport
         let peak = try Self.samples(d + "/p.wav").map { TruePeakReference.dB($0) }.max() ?? 0
         #expect(abs(theirs.integrated - -16) <= 0.1 && peak <= -1.5, "\(theirs.integrated) LUFS, \(peak) dBTP")
 
+        // The shipped broadcast master: EBU R 128 delivery at −23 LUFS, −1 dBTP, on music.
+        let music = try Self.material(d)
+        let b = try CLI.run(["render", music, "-o", d + "/b.wav", "--preset", "broadcast-master", "--normalize", "-23", "--json"])
+        let bn = Self.json(b.stdout)["normalization"] as? [String: Any] ?? [:]
+        let bi = try Self.libebur128(d + "/b.wav").integrated, bp = try Self.samples(d + "/b.wav").map { TruePeakReference.dB($0) }.max() ?? 0
+        print(String(format: "broadcast-master --normalize -23: %.3f LUFS, 16x true peak %.3f dBTP", bi, bp))
+        #expect(b.status == 0 && bn["gainBeforePresetLimiter"] as? Bool == true && abs(bi - -23) <= 0.1 && bp <= -1, "\(b.stdout) \(b.stderr)")
+
         let linear = try CLI.run(["render", input, "-o", d + "/l.wav", "--preset", "flat", "--normalize", "-16", "--normalize-mode", "linear", "--json"])
         #expect(linear.status == 0, "\(linear.stderr)")
         let lo = Self.json(linear.stdout), ln = lo["normalization"] as? [String: Any] ?? [:]
