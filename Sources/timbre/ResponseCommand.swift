@@ -12,7 +12,9 @@ struct ResponseCommand: ParsableCommand {
         discussion: """
         Computed from the designed coefficients (what the render runs). For a graph preset the \
         total is given per channel, along its path: channel chain, group chain, master chain \
-        and volumes (pans ignored).
+        and volumes (pans ignored). Dynamics nodes (compressor, deesser, gate, expander, \
+        limiter) add their static curve: output level against a steady input level, from \
+        -80 to 0 dBFS (their frequency response is the small-signal one: makeup only).
         """)
 
     @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String
@@ -70,6 +72,11 @@ struct ResponseCommand: ParsableCommand {
         }
         func db(_ c: (re: Double, im: Double)) -> Double { 10 * log10(max(c.re * c.re + c.im * c.im, 1e-30)) }
         func degrees(_ c: (re: Double, im: Double)) -> Double { atan2(c.im, c.re) * 180 / Double.pi }
+        // Dynamics nodes: static curves over −80…0 dBFS in 1 dB steps.
+        let levels = (0...80).map { Double($0) - 80 }
+        let dynamics = p.allNodes.filter { !$0.bypass }.compactMap { node in
+            node.staticCurve.map { curve in (name: node.id ?? node.path, output: levels.map(curve)) }
+        }
         if json {
             func arr(_ v: [Double]) -> JSONValue { .array(v.map { .number(($0 * 1000).rounded() / 1000) }) }
             let total = totals[0].response
@@ -78,6 +85,7 @@ struct ResponseCommand: ParsableCommand {
                 "magnitudeDB": arr(total.map(db)), "phaseDegrees": arr(total.map(degrees)),
                 "totals": .array(totals.map { .object(["name": .string($0.name), "magnitudeDB": arr($0.response.map(db)), "phaseDegrees": arr($0.response.map(degrees))]) }),
                 "nodes": .array(nodeCurves.map { .object(["name": .string($0.name), "magnitudeDB": arr($0.response.map(db)), "phaseDegrees": arr($0.response.map(degrees))]) }),
+                "staticCurves": .array(dynamics.map { .object(["name": .string($0.name), "inputDB": arr(levels), "outputDB": arr($0.output)]) }),
             ]).jsonText)
         } else {
             print("\(p.name) at \(Int(sampleRate)) Hz (\(label))")
@@ -89,6 +97,15 @@ struct ResponseCommand: ParsableCommand {
                     return String(format: "%8.2f", db(c.response[i]))
                 }.joined()
                 print("  " + String(c.name.prefix(21)).padding(toLength: 22, withPad: " ", startingAt: 0) + row)
+            }
+            if !dynamics.isEmpty {
+                let probes = [-80.0, -60, -40, -30, -20, -10, 0]
+                print("  static curves, output dBFS at an input of" )
+                print("  " + "node".padding(toLength: 22, withPad: " ", startingAt: 0) + probes.map { String(format: "%8.0f", $0) }.joined())
+                for d in dynamics {
+                    let row = probes.map { String(format: "%8.2f", d.output[Int($0 + 80)]) }.joined()
+                    print("  " + String(d.name.prefix(21)).padding(toLength: 22, withPad: " ", startingAt: 0) + row)
+                }
             }
         }
         if svg != nil || png != nil {
@@ -109,10 +126,19 @@ struct ResponseCommand: ParsableCommand {
                 markers += term.markersHz.map { .init(x: $0, label: label($0)) }
             }
             let allDB = (nodeCurves + totals).flatMap { $0.response.map(db) }
-            var plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: [
+            var panels: [SVGPlot.Panel] = [
                 .init(yLabel: "Magnitude (dB)", yRange: SVGPlot.range(of: allDB, step: 6, minimumSpan: 24, hard: -60...30), yStep: 6, series: magnitude, markers: markers),
                 .init(yLabel: "Phase (degrees)", yRange: -180...180, yStep: 45, series: phase),
-            ])
+            ]
+            if !dynamics.isEmpty {
+                var curves = [SVGPlot.Series(name: "unity", color: "#999999", points: levels.map { ($0, $0) }, dashed: true, width: 1)]
+                for (k, d) in dynamics.enumerated() {
+                    curves.append(.init(name: d.name, color: SVGPlot.palette[(k + 1) % SVGPlot.palette.count], points: zip(levels, d.output).map { ($0, $1) }, width: 2.2))
+                }
+                panels.append(.init(yLabel: "Output level (dBFS)", yRange: SVGPlot.range(of: dynamics.flatMap(\.output) + [-80, 0], step: 10, minimumSpan: 80, hard: -140...40),
+                                    yStep: 10, series: curves, xAxis: .linear(label: "Input level (dBFS)", step: 10), xRange: -80...0))
+            }
+            var plot = SVGPlot(title: "Response of \(p.name) at \(Int(sampleRate)) Hz", panels: panels)
             if let plotSize { (plot.width, plot.height) = plotSize }
             try plot.write(svg: svg, png: png)
         }

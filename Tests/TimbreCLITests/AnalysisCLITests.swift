@@ -125,7 +125,7 @@ import TimbreTestSupport
     @Test func legendsHideNothingAndSizeIsHonoured() throws {
         let d = try CLI.tempDir()
         try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", "-b", "24", d + "/noise.wav", "synth", "3", "pinknoise", "synth", "sine", "amod", "3", "gain", "-12"])
-        for preset in ["podcast-voice", "default", "taae-10band", "studio-graph"] {
+        for preset in ["podcast-voice", "default", "taae-10band", "studio-graph", "broadcast-master", "ducking"] {
             let r = try CLI.run(["response", "--preset", preset, "--svg", d + "/\(preset).svg"])
             #expect(r.status == 0, "\(r.stderr)")
             guard let svg = SVGReader.read(d + "/\(preset).svg") else { Issue.record("\(preset): SVG does not parse"); continue }
@@ -155,6 +155,33 @@ import TimbreTestSupport
             let r = try CLI.run(["response", "--preset", "flat", "--svg", d + "/x.svg", "--size", bad])
             #expect(r.status == 1 && r.stderr.contains("--size \(bad)") && r.stderr.contains("allowed"), "\(bad): \(r.status) \(r.stderr)")
         }
+    }
+
+    /// A dynamics node's static curve in `timbre response`: the JSON follows Giannoulis et al.'s
+    /// formula (written out here) for the compressor and min(x, ceiling) for the limiter; the
+    /// plot gets a third panel (input level across), the text a row per node.
+    @Test func responseShowsStaticCurves() throws {
+        let d = try CLI.tempDir()
+        let r = try CLI.run(["response", "--preset", "broadcast-master", "--json", "--svg", d + "/b.svg"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+        let curves = o["staticCurves"] as? [[String: Any]] ?? []
+        #expect(curves.map { $0["name"] as? String } == ["glue", "ceiling"])
+        func curve(_ x: Double) -> Double {  // threshold −18, ratio 2, knee 6
+            let over = x + 18
+            if 2 * over < -6 { return x }
+            if 2 * abs(over) <= 6 { return x + (0.5 - 1) * pow(over + 3, 2) / 12 }
+            return -18 + over / 2
+        }
+        let input = curves.first?["inputDB"] as? [Double] ?? []
+        #expect(input.count == 81 && input.first == -80 && input.last == 0)
+        let glue = curves.first?["outputDB"] as? [Double] ?? [], ceiling = curves.last?["outputDB"] as? [Double] ?? []
+        #expect(zip(input, glue).allSatisfy { abs($1 - curve($0)) < 0.002 }, "\(glue)")
+        #expect(zip(input, ceiling).allSatisfy { abs($1 - min($0, -1)) < 0.002 })
+        let svg = SVGReader.read(d + "/b.svg")
+        #expect(svg?.panels == 3 && svg?.texts.contains("Input level (dBFS)") == true)
+        let text = try CLI.run(["response", "--preset", "broadcast-master"])
+        #expect(text.stdout.contains("static curves") && text.stdout.contains("glue"), "\(text.stdout)")
     }
 
     /// The spectrum's peak frequency with every window, from sox's sines between bins:

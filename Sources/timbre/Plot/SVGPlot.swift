@@ -10,12 +10,21 @@ import Foundation
 struct SVGPlot {
     struct Series { var name: String; var color: String; var points: [(x: Double, y: Double)]; var dashed = false; var width = 1.8 }
     struct Marker { var x: Double; var label: String }
+    /// A panel's horizontal axis: log frequency (20 Hz–20 kHz grid) or a linear one (levels).
+    enum XAxis {
+        case logFrequency
+        case linear(label: String, step: Double)
+    }
+
     struct Panel {
         var yLabel: String
         var yRange: ClosedRange<Double>
         var yStep: Double
         var series: [Series]
         var markers: [Marker] = []
+        var xAxis: XAxis = .logFrequency
+        /// The panel's own x range (nil: the plot's frequency range).
+        var xRange: ClosedRange<Double>? = nil
     }
 
     var title: String
@@ -56,7 +65,6 @@ struct SVGPlot {
         let count = Double(max(panels.count, 1))
         let height = self.height ?? top + count * 360 + (count - 1) * gap + bottom
         let panelHeight = (height - top - bottom - (count - 1) * gap) / count
-        func x(_ f: Double) -> Double { left + plotWidth * log10(f / xRange.lowerBound) / log10(xRange.upperBound / xRange.lowerBound) }
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
         <rect width="100%" height="100%" fill="white"/>
@@ -67,18 +75,38 @@ struct SVGPlot {
         let minors: [Double] = [30, 40, 60, 70, 80, 90, 300, 400, 600, 700, 800, 900, 3000, 4000, 6000, 7000, 8000, 9000]
         for (index, panel) in panels.enumerated() {
             let y0 = top + Double(index) * (panelHeight + gap)
+            let xRange = panel.xRange ?? self.xRange
+            func x(_ v: Double) -> Double {
+                switch panel.xAxis {
+                case .logFrequency: left + plotWidth * log10(v / xRange.lowerBound) / log10(xRange.upperBound / xRange.lowerBound)
+                case .linear: left + plotWidth * (v - xRange.lowerBound) / (xRange.upperBound - xRange.lowerBound)
+                }
+            }
             func y(_ v: Double) -> Double {
                 let t = (min(panel.yRange.upperBound, max(panel.yRange.lowerBound, v)) - panel.yRange.lowerBound) / (panel.yRange.upperBound - panel.yRange.lowerBound)
                 return y0 + panelHeight * (1 - t)
             }
             svg += "<g class=\"panel\" id=\"panel-\(index)\">\n"
-            for f in minors where xRange.contains(f) {
-                svg += "<line x1=\"\(x(f))\" y1=\"\(y0)\" x2=\"\(x(f))\" y2=\"\(y0 + panelHeight)\" stroke=\"#eeeeee\"/>\n"
-            }
-            for f in majors where xRange.contains(f) {
-                svg += "<line x1=\"\(x(f))\" y1=\"\(y0)\" x2=\"\(x(f))\" y2=\"\(y0 + panelHeight)\" stroke=\"#cccccc\"/>\n"
-                let label = f >= 1000 ? "\(Int(f / 1000))k" : "\(Int(f))"
-                svg += "<text x=\"\(x(f))\" y=\"\(y0 + panelHeight + 18)\" text-anchor=\"middle\" font-size=\"12\">\(label)</text>\n"
+            let xLabel: String
+            switch panel.xAxis {
+            case .logFrequency:
+                xLabel = "Frequency (Hz)"
+                for f in minors where xRange.contains(f) {
+                    svg += "<line x1=\"\(x(f))\" y1=\"\(y0)\" x2=\"\(x(f))\" y2=\"\(y0 + panelHeight)\" stroke=\"#eeeeee\"/>\n"
+                }
+                for f in majors where xRange.contains(f) {
+                    svg += "<line x1=\"\(x(f))\" y1=\"\(y0)\" x2=\"\(x(f))\" y2=\"\(y0 + panelHeight)\" stroke=\"#cccccc\"/>\n"
+                    let label = f >= 1000 ? "\(Int(f / 1000))k" : "\(Int(f))"
+                    svg += "<text x=\"\(x(f))\" y=\"\(y0 + panelHeight + 18)\" text-anchor=\"middle\" font-size=\"12\">\(label)</text>\n"
+                }
+            case .linear(let label, let step):
+                xLabel = label
+                var v = xRange.lowerBound
+                while v <= xRange.upperBound + 1e-9 {
+                    svg += "<line x1=\"\(x(v))\" y1=\"\(y0)\" x2=\"\(x(v))\" y2=\"\(y0 + panelHeight)\" stroke=\"#cccccc\"/>\n"
+                    svg += "<text x=\"\(x(v))\" y=\"\(y0 + panelHeight + 18)\" text-anchor=\"middle\" font-size=\"12\">\(v == v.rounded() ? String(Int(v)) : String(v))</text>\n"
+                    v += step
+                }
             }
             var v = panel.yRange.lowerBound
             while v <= panel.yRange.upperBound + 1e-9 {
@@ -87,7 +115,7 @@ struct SVGPlot {
                 v += panel.yStep
             }
             svg += "<rect x=\"\(left)\" y=\"\(y0)\" width=\"\(plotWidth)\" height=\"\(panelHeight)\" fill=\"none\" stroke=\"#333333\"/>\n"
-            svg += "<text x=\"\(left + plotWidth / 2)\" y=\"\(y0 + panelHeight + 40)\" text-anchor=\"middle\" font-size=\"13\">Frequency (Hz)</text>\n"
+            svg += "<text x=\"\(left + plotWidth / 2)\" y=\"\(y0 + panelHeight + 40)\" text-anchor=\"middle\" font-size=\"13\">\(xLabel)</text>\n"
             svg += "<text x=\"24\" y=\"\(y0 + panelHeight / 2)\" text-anchor=\"middle\" font-size=\"13\" transform=\"rotate(-90 24 \(y0 + panelHeight / 2))\">\(Self.esc(panel.yLabel))</text>\n"
             for m in panel.markers where xRange.contains(m.x) {
                 svg += "<line class=\"marker\" x1=\"\(x(m.x))\" y1=\"\(y0)\" x2=\"\(x(m.x))\" y2=\"\(y0 + panelHeight)\" stroke=\"#999999\" stroke-dasharray=\"4 4\"/>\n"
