@@ -128,11 +128,13 @@ benchmark: deps bench-deps
 ## portable paths), sample-rate conversion (timbre vs sox rate -v vs ffmpeg's soxr, and the
 ## converters alone in process beside libsoxr), time-stretch (timbre vs rubberband -3) and
 ## batches (10,000 one-second files vs one long file, timbre vs sox under GNU parallel),
+## --normalize vs ffmpeg's two-pass loudnorm (loudness error, true-peak overshoot, time),
 ## medians of interleaved runs.
 bench-compare: build bench-deps
 	python3 scripts/bench-compare-chain.py $(BIN)
 	python3 scripts/bench-compare-rate.py $(BIN)
 	python3 scripts/bench-compare-batch.py $(BIN)
+	python3 scripts/bench-compare-loudnorm.py $(BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out
