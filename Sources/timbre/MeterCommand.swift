@@ -11,7 +11,7 @@ struct MeterCommand: ParsableCommand {
         Integrated loudness is gated (−70 LUFS absolute, −10 LU relative); momentary (400 ms) and \
         short-term (3 s) maxima are read every 10 ms; the loudness range (EBU Tech 3342) uses \
         short-term values taken --lra-rate times a second (10, the current text; 1 matches \
-        libebur128 1.2). True peak oversamples 4× (2× at 88.2/96 kHz). RMS follows AES17: a \
+        libebur128 1.2). True peak oversamples 4× (2× at 88.2–192 kHz) and fits a parabola between grid points. RMS follows AES17: a \
         full-scale sine reads 0 dBFS. Clipped samples are those at or beyond full scale.
         """)
 

@@ -14,33 +14,42 @@ import TimbreTestSignals
     }
 
     /// A full-scale sine at fs/4 sampled at ±45°: sample peak −3.01 dBFS. Its crest lies midway
-    /// between samples; the 4× grid reads it at ±1/8 sample from there, so the meter must read
-    /// 20·log10(cos(π/16)) = −0.168 dBTP (the under-read BS.1770-4 accepts for 4× at fs/4).
+    /// between samples; the 4× grid alone reads it 1/8 sample from there, 20·log10(cos(π/16))
+    /// = −0.168 dBTP (the under-read BS.1770-4 accepts for 4×); with the parabola through the
+    /// grid points the meter reads its amplitude, 0 dBTP, within 0.01 dB.
     @Test func quarterRateSineAt45Degrees() {
         var x = Signals.sine(4800, hz: 12000, amplitude: 1, rate: 48000, phase: Double.pi / 4)
         for i in 0..<1000 { x[i] *= Float(0.5 - 0.5 * cos(Double.pi * Double(i) / 1000)) }
         let m = Self.measure(x, rate: 48000)
         let sample = 20 * log10(Double(x.map { abs($0) }.max()!))
         #expect(abs(sample - -3.0103) < 0.001)
-        #expect(abs(m.peakDBTP - 20 * log10(cos(Double.pi / 16))) < 0.005, "true peak \(m.peakDBTP) dBTP")
+        #expect(abs(m.peakDBTP) < 0.01, "true peak \(m.peakDBTP) dBTP")
     }
 
-    /// Sines from 100 Hz to 0.42·fs, random phases: true peak within 0.05 dB of the amplitude
-    /// (measured worst 0.02 dB; BS.1770-4 tolerates under-reading by up to 0.55 dB at 4×).
+    /// Sines from 100 Hz to 0.45·fs at 16 phases each read their amplitude within 0.05 dB, under
+    /// or over (issue #21: at most 0.05 dB under at 44.1 and 48 kHz; measured 0.02 under, 0.01
+    /// over); at 96 kHz (2×) to 0.42·fs. libebur128 on the same sines, for reference.
     @Test(arguments: [44100.0, 48000, 96000])
     func sinesReadTheirAmplitude(rate: Double) {
-        var rng = SeededRandom(seed: 3)
-        var worst = 0.0
-        for hz in Reference.logGrid(100, 0.42 * rate, count: 25) {
-            // Faded in over 1000 samples: a sine that starts abruptly from the meter's silent
-            // history is a step, whose reconstruction really does overshoot (Gibbs).
-            var x = Signals.sine(8192, hz: hz, amplitude: 0.5, rate: rate, phase: Double.random(in: 0..<(2 * .pi), using: &rng))
-            for i in 0..<1000 { x[i] *= Float(0.5 - 0.5 * cos(Double.pi * Double(i) / 1000)) }
-            let err = abs(Self.measure(x, rate: rate).peakDBTP - 20 * log10(0.5))
-            worst = max(worst, err)
-            #expect(err < 0.05, "\(hz) Hz @ \(rate): \(err) dB")
+        var under = 0.0, over = 0.0, theirs = (under: 0.0, over: 0.0)
+        let top = rate > 50_000 ? 0.42 : 0.45
+        for hz in Reference.logGrid(100, top * rate, count: 30) {
+            for k in 0..<16 {
+                // Faded in over 1000 samples: a sine that starts abruptly from the meter's silent
+                // history is a step, whose reconstruction really does overshoot (Gibbs).
+                var x = Signals.sine(8192, hz: hz, amplitude: 0.5, rate: rate, phase: 2 * Double.pi * Double(k) / 16)
+                for i in 0..<1000 { x[i] *= Float(0.5 - 0.5 * cos(Double.pi * Double(i) / 1000)) }
+                let err = Self.measure(x, rate: rate).peakDBTP - 20 * log10(0.5)
+                under = min(under, err); over = max(over, err)
+                if k % 4 == 0 {
+                    let e = LoudnessOracleTests.libebur128([x, x], rate: rate).truePeak - 20 * log10(0.5)
+                    theirs = (min(theirs.under, e), max(theirs.over, e))
+                }
+            }
         }
-        print(String(format: "True peak @ %.0f Hz: worst error %.3f dB over 25 sines", rate, worst))
+        print(String(format: "True peak @ %.0f Hz, sines 100 Hz–%.2f·fs × 16 phases: %.3f dB under, %.3f dB over (libebur128, 4 phases: %.3f under, %.3f over)",
+                     rate, top, -under, over, -theirs.under, theirs.over))
+        #expect(under >= -0.05 && over <= 0.05)
     }
 
     /// A constant (reached smoothly) reads its value (each phase has unity DC gain).
@@ -51,7 +60,7 @@ import TimbreTestSignals
     }
 
     /// The dispatched loop (AVX2+FMA here) against the portable one on noise fed in blocks of
-    /// random sizes (1 … 700 frames, across its 256-frame chunks and its 15-sample history).
+    /// random sizes (1 … 700 frames, across its 256-frame chunks and its 31-sample history).
     /// Each block boundary carries a pair of equal, ever larger samples, one either side, so the
     /// running peak after every block is an interpolated value that needs the history carried
     /// from the block before: the two paths agree within 2e-6 relative (float sums in another

@@ -47,13 +47,14 @@ int timbre_avx512_disabled(void);
 /// 1 when timbre_true_peak_block runs its AVX2+FMA loop (chosen at load).
 int timbre_true_peak_uses_avx2(void);
 
-/// TruePeakMeter's loop: `frames` samples of `x` into a doubled 16-sample `history` (32
-/// floats, write position `*cursor`), each followed by the 4 lanes of a 16-tap polyphase FIR
-/// (`taps` 16 × 4 floats, lag-major: taps[4k + p] = phase p's coefficient for the k-th oldest
-/// sample; unused phases 0). Returns max(`peak`, every |sample| and |interpolated value|).
-float timbre_true_peak_block(const float *taps, float *history, size_t *cursor, const float *x, size_t frames, float peak);
-/// The SSE/plain path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
-float timbre_true_peak_block_portable(const float *taps, float *history, size_t *cursor, const float *x, size_t frames, float peak);
+/// TruePeakMeter's loop: `frames` samples of `x`, oversampled by `phases` (4, 2 or 1) with a
+/// 32-tap polyphase FIR (`taps`: (phases − 1) × 32 floats, phase-major, oldest sample first;
+/// phase p at p/phases of a sample after each sample), magnitudes in time order with the vertex
+/// of the parabola at each local maximum. `state`: 33 floats per channel (the last 31 samples,
+/// the last two magnitudes). Returns max(`peak`, every value and vertex).
+float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
+/// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
+float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
 
 /// Block-FFT resampler passes (no allocation, no locks).
 /// out[2i] = re[i], out[2i+1] = im[i] (0 when `im` is NULL), i < n.

@@ -12,7 +12,7 @@ public struct AnalysisReading: Sendable, Equatable {
     /// One channel's levels.
     public struct ChannelLevels: Sendable, Equatable {
         public var samplePeakDBFS: Double
-        /// Inter-sample peak (4× oversampled, BS.1770 Annex 2).
+        /// Inter-sample peak (4× oversampled, BS.1770 Annex 2, a parabola between grid points).
         public var truePeakDBTP: Double
         /// AES17 RMS (a full-scale sine reads 0 dBFS).
         public var rmsDBFS: Double
