@@ -45,6 +45,17 @@ import TimbreTestSupport
         }
     }
 
+    /// A gate on the music keyed by the voice: open (0 dB) while the voice speaks, shut to its
+    /// range once the voice stops (after hold and release), though the music itself never changes.
+    @Test func gateKeyedByAnotherChannel() throws {
+        let gate = #"{"type": "gate", "id": "g", "key": "voice", "threshold": -30, "range": 40, "attack": 0.5, "hold": 10, "release": 5, "hysteresis": 0}"#
+        let dry = try PresetRender.render(try Self.graph(music: ""), input: [Self.voice, Self.music], block: 256).output
+        let gated = try PresetRender.render(try Self.graph(music: gate), input: [Self.voice, Self.music], block: 256).output
+        let open = Self.db(gated[0][20_000]) - Self.db(dry[0][20_000]), shut = Self.db(gated[0][47_000]) - Self.db(dry[0][47_000])
+        print(String(format: "gate keyed by the voice: music %.4f dB while it speaks, %.3f dB after", open, shut))
+        #expect(abs(open) < 0.01 && abs(shut + 40) < 0.01)
+    }
+
     @Test func aKeyMustBeRenderedFirst() throws {
         let later = #"""
         {"version": 1, "name": "late key", "graph": {"channels": [

@@ -32,6 +32,9 @@ public struct Gate: @unchecked Sendable {
         public var hysteresisDB: Double
         /// 0…1: 0 each channel its own gain, 1 one gain from the loudest channel.
         public var link: Double
+        /// Channels of an external key (another signal the host passes to
+        /// ``Gate/process(_:key:frameCount:)``); nil: the input is its own key.
+        public var externalKeyChannels: Int?
 
         public init(thresholdDB: Double = -50, ratio: Double = .infinity, rangeDB: Double = 60, attackSeconds: Double = 0.001,
                     holdSeconds: Double = 0.05, releaseSeconds: Double = 0.1, hysteresisDB: Double = 3, link: Double = 1) {
@@ -53,6 +56,8 @@ public struct Gate: @unchecked Sendable {
     public let channelCount: Int
     public let maximumBlockFrames: Int
     let attack: Double, release: Double, holdFrames: Int, link: Double
+    /// Channels the detector hears (the external key's, or the input's).
+    let keyCount: Int
     /// Per channel: [0] the smoothed gain in dB, [1] 1 when open, [2] hold frames left.
     let state: UnsafeMutablePointer<Double>
     /// Per channel `maximumBlockFrames`: the gains of the last block.
@@ -66,11 +71,12 @@ public struct Gate: @unchecked Sendable {
         release = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
         holdFrames = Int((settings.holdSeconds * sampleRate).rounded())
         link = settings.link
+        keyCount = settings.externalKeyChannels ?? channelCount
         state = .allocate(capacity: 3 * channelCount)
         gains = .allocate(capacity: channelCount * maximumBlockFrames)
         gains.initialize(repeating: 1, count: channelCount * maximumBlockFrames)
-        levels = .allocate(capacity: channelCount)
-        levels.initialize(repeating: -400, count: channelCount)
+        levels = .allocate(capacity: keyCount)
+        levels.initialize(repeating: -400, count: keyCount)
         state.initialize(repeating: 0, count: 3 * channelCount)
         reset()
     }
@@ -98,22 +104,35 @@ public struct Gate: @unchecked Sendable {
         for k in 0..<(3 * channelCount) where !state[k].isFinite { reset(); return }
     }
 
-    /// Gates `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
+    /// Gates `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place, keyed on
+    /// themselves.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        let s = settings, link = link, attack = attack, release = release, holdFrames = holdFrames
+        process(channels, key: nil, frameCount: frameCount)
+    }
+
+    /// Gates `frameCount` frames of `channels` in place, keyed on `key` (its
+    /// ``Settings/externalKeyChannels`` channels; nil: the channels themselves): a gate on a
+    /// bass that opens with the kick. Channel c follows key channel min(c, keys − 1), linked as set.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, key external: UnsafePointer<UnsafeMutablePointer<Float>>?,
+                        frameCount: Int) {
+        let key = external ?? channels
+        let s = settings, link = link, attack = attack, release = release, holdFrames = holdFrames, keyCount = keyCount
         for i in 0..<frameCount {
             var loudest = -400.0
-            for c in 0..<channelCount {
-                let x = Double(channels[c][i]), p = x * x
+            for k in 0..<keyCount {
+                let x = Double(key[k][i]), p = x * x
                 let db = p > 1e-40 ? 10 * _unsafePerformance { log10(p) } : -400
-                levels[c] = db
+                levels[k] = db
                 loudest = max(loudest, db)
             }
             for c in 0..<channelCount {
-                let level = link * loudest + (1 - link) * levels[c]
+                let level = link * loudest + (1 - link) * levels[min(c, keyCount - 1)]
                 let wasOpen = state[3 * c + 1] != 0
                 var target = s.gainDB(level, wasOpen: wasOpen)
                 let open = level >= (wasOpen ? s.thresholdDB - s.hysteresisDB : s.thresholdDB)

@@ -180,17 +180,7 @@ package enum CompressorNode: NodeDefinition {
         }
         let settings = s.kernelSettings(sampleRate: node.sampleRate)
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
-        var keyBase = -1
-        if let id = s.keyChannel {
-            guard let buses = node.finishedBuses else {
-                throw PresetError(path: node.path + ".key", "a key channel needs a graph preset (channels, groups, master)")
-            }
-            guard let base = buses[id] else {
-                let known = buses.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-                throw PresetError(path: node.path + ".key", "no channel or group \"\(id)\" is rendered before this node (a key must come earlier in the graph; here: \(known.isEmpty ? "none" : known))")
-            }
-            keyBase = base
-        }
+        let keyBase = try node.keyBusBase(s.keyChannel)
         let latency = Int((settings.lookaheadSeconds * rate).rounded())
         let reduction = try node.gainReductionState().recorder
         node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count, keyBase], carriesState: true)) {

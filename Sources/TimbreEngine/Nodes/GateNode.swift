@@ -16,6 +16,9 @@ public struct GateSettings: NodeParameters {
     public var hysteresisDB: Double = 3
     /// 0…100 %.
     public var linkPercent: Double = 100
+    /// In a graph: the channel or group whose bus (after its chain and pan) the detector hears
+    /// instead of the node's own input; it must be rendered earlier. nil: the input keys itself.
+    public var keyChannel: String?
     /// Written as `expander` (and decoded with its defaults).
     public var isExpander = false
 
@@ -34,8 +37,10 @@ public struct GateSettings: NodeParameters {
 
     /// The kernel's settings.
     public var kernelSettings: Gate.Settings {
-        Gate.Settings(thresholdDB: thresholdDB, ratio: ratio, rangeDB: rangeDB, attackSeconds: attackMs / 1000, holdSeconds: holdMs / 1000,
-                      releaseSeconds: releaseMs / 1000, hysteresisDB: hysteresisDB, link: linkPercent / 100)
+        var s = Gate.Settings(thresholdDB: thresholdDB, ratio: ratio, rangeDB: rangeDB, attackSeconds: attackMs / 1000, holdSeconds: holdMs / 1000,
+                              releaseSeconds: releaseMs / 1000, hysteresisDB: hysteresisDB, link: linkPercent / 100)
+        if keyChannel != nil { s.externalKeyChannels = 2 }  // a channel or group bus is stereo after its pan
+        return s
     }
 }
 
@@ -77,21 +82,31 @@ package enum GateNode: NodeDefinition {
         if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
         if let f = try o.optional("hysteresis") { s.hysteresisDB = try f.number(in: Range.hysteresis, unit: "dB") }
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
+        if let f = try o.optional("key") {
+            let id = try f.string()
+            guard !id.isEmpty else { throw PresetError(path: f.path, "the key names a channel or group id (found an empty string)") }
+            s.keyChannel = id
+        }
         return s
     }
 
     package static func encode(_ s: GateSettings) -> [String: JSONValue] {
-        ["threshold": .number(s.thresholdDB), "ratio": s.ratio.isInfinite ? .string("inf") : .number(s.ratio), "range": .number(s.rangeDB),
-         "attack": .number(s.attackMs), "hold": .number(s.holdMs), "release": .number(s.releaseMs),
-         "hysteresis": .number(s.hysteresisDB), "link": .number(s.linkPercent)]
+        var o: [String: JSONValue] = [
+            "threshold": .number(s.thresholdDB), "ratio": s.ratio.isInfinite ? .string("inf") : .number(s.ratio), "range": .number(s.rangeDB),
+            "attack": .number(s.attackMs), "hold": .number(s.holdMs), "release": .number(s.releaseMs),
+            "hysteresis": .number(s.hysteresisDB), "link": .number(s.linkPercent)]
+        if let k = s.keyChannel { o["key"] = .string(k) }
+        return o
     }
 
     package static func lower(_ s: GateSettings, into node: inout NodeLowering) throws(PresetError) {
         let settings = s.kernelSettings
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
+        let keyBase = try node.keyBusBase(s.keyChannel)
         let reduction = try node.gainReductionState().recorder
-        node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels], carriesState: true)) {
-            GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
+        node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels, keyBase], carriesState: true)) {
+            GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
+                     reduction: reduction, keyBase: keyBase)
         })
     }
 
@@ -104,6 +119,7 @@ package enum GateNode: NodeDefinition {
         let ratio = s.ratio.isInfinite ? "inf" : String(format: "%g", s.ratio)
         return (s.isExpander ? "expander" : "gate") + String(format: " %.1f dB %@:1 range %g dB, attack %g ms, hold %g ms, release %g ms, hysteresis %g dB",
                                                               s.thresholdDB, ratio, s.rangeDB, s.attackMs, s.holdMs, s.releaseMs, s.hysteresisDB)
+            + (s.keyChannel.map { ", keyed by \($0)" } ?? "")
     }
 }
 
@@ -111,10 +127,12 @@ package enum GateNode: NodeDefinition {
 struct GateStep: RenderKernel {
     let gate: Gate
     let reduction: GainReductionRecorder
+    /// The first work channel of the key's bus (−1: the input keys itself).
+    let keyBase: Int
     static let operations = KernelOperations(
         process: { k, b in
-            let step = GateStep.at(k), frames = b.block.pointee.frameCount
-            step.pointee.gate.process(b.block.pointee.channels, frameCount: frames)
+            let step = GateStep.at(k), frames = b.block.pointee.frameCount, keyBase = step.pointee.keyBase
+            step.pointee.gate.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.gate.lowestGainDB(frameCount: frames)) }
         },
         continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueFrom(GateStep.at(old).pointee.gate) },
