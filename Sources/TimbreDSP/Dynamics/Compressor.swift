@@ -201,10 +201,7 @@ public struct Compressor: @unchecked Sendable {
     @_noLocks
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
-        let gains = scratch + keyCount * maximumBlockFrames
-        var lowest: Float = .greatestFiniteMagnitude
-        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
-        guard frameCount > 0, lowest > 0 else { return 0 }
-        return min(0, 20 * _unsafePerformance { log10(Double(lowest)) } - makeup)
+        guard frameCount > 0 else { return 0 }
+        return min(0, GainRows.lowestDB(scratch + keyCount * maximumBlockFrames, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount) - makeup)
     }
 }

@@ -161,8 +161,6 @@ public struct Gate: @unchecked Sendable {
     @_noLocks
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
-        var lowest: Float = 1
-        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
-        return lowest < 1 ? 20 * _unsafePerformance { log10(Double(max(lowest, 1e-10))) } : 0
+        min(0, GainRows.lowestDB(gains, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount))
     }
 }

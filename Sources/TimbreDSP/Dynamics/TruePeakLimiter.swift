@@ -182,9 +182,6 @@ public struct TruePeakLimiter: @unchecked Sendable {
     @_noLocks
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
-        let gains = scratch + channelCount * maximumBlockFrames
-        var lowest: Float = 1
-        for c in 0..<channelCount { let g = gains + c * maximumBlockFrames; for i in 0..<frameCount { lowest = min(lowest, g[i]) } }
-        return lowest < 1 ? 20 * _unsafePerformance { log10(Double(lowest)) } : 0
+        min(0, GainRows.lowestDB(scratch + channelCount * maximumBlockFrames, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount))
     }
 }

@@ -98,14 +98,7 @@ package enum CompressorNode: NodeDefinition {
     package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> CompressorSettings {
         var s = name == "deesser" ? CompressorSettings.deEsser : CompressorSettings()
         if let f = try o.optional("threshold") { s.thresholdDB = try f.number(in: Range.threshold, unit: "dB") }
-        if let f = try o.optional("ratio") {
-            if case .string(let text) = f.value {
-                guard ["inf", "infinity", "∞"].contains(text.lowercased()) else { throw PresetError(path: f.path, "\"\(text)\" is not a ratio (allowed 1…100, or \"inf\")") }
-                s.ratio = .infinity
-            } else {
-                s.ratio = try f.number(in: Range.ratio, unit: ": 1")
-            }
-        }
+        if let f = try o.optional("ratio") { s.ratio = try f.ratio(in: Range.ratio) }
         if let f = try o.optional("knee") { s.kneeDB = try f.number(in: Range.knee, unit: "dB") }
         if let f = try o.optional("attack") { s.attackMs = try f.number(in: Range.attack, unit: "ms") }
         if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
@@ -128,11 +121,7 @@ package enum CompressorNode: NodeDefinition {
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
         if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
         if let f = try o.optional("sidechain") { s.keyFilter = try decodeKey(f) }
-        if let f = try o.optional("key") {
-            let id = try f.string()
-            guard !id.isEmpty else { throw PresetError(path: f.path, "the key names a channel or group id (found an empty string)") }
-            s.keyChannel = id
-        }
+        if let f = try o.optional("key") { s.keyChannel = try f.keyChannel() }
         return s
     }
 

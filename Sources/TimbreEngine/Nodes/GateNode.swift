@@ -68,25 +68,14 @@ package enum GateNode: NodeDefinition {
     package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> GateSettings {
         var s = name == "expander" ? GateSettings.expander : GateSettings()
         if let f = try o.optional("threshold") { s.thresholdDB = try f.number(in: Range.threshold, unit: "dB") }
-        if let f = try o.optional("ratio") {
-            if case .string(let text) = f.value {
-                guard ["inf", "infinity", "∞"].contains(text.lowercased()) else { throw PresetError(path: f.path, "\"\(text)\" is not a ratio (allowed 1…100, or \"inf\")") }
-                s.ratio = .infinity
-            } else {
-                s.ratio = try f.number(in: Range.ratio, unit: ": 1")
-            }
-        }
+        if let f = try o.optional("ratio") { s.ratio = try f.ratio(in: Range.ratio) }
         if let f = try o.optional("range") { s.rangeDB = try f.number(in: Range.range, unit: "dB") }
         if let f = try o.optional("attack") { s.attackMs = try f.number(in: Range.attack, unit: "ms") }
         if let f = try o.optional("hold") { s.holdMs = try f.number(in: Range.hold, unit: "ms") }
         if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
         if let f = try o.optional("hysteresis") { s.hysteresisDB = try f.number(in: Range.hysteresis, unit: "dB") }
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
-        if let f = try o.optional("key") {
-            let id = try f.string()
-            guard !id.isEmpty else { throw PresetError(path: f.path, "the key names a channel or group id (found an empty string)") }
-            s.keyChannel = id
-        }
+        if let f = try o.optional("key") { s.keyChannel = try f.keyChannel() }
         return s
     }
 
