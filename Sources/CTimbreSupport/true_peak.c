@@ -18,7 +18,7 @@
 #include <immintrin.h>
 #endif
 
-enum { TP_CHUNK = 256, TP_TAPS = 32, TP_MAX_PHASES = 4 };
+enum { TP_CHUNK = 256, TP_TAPS = 64, TP_MAX_PHASES = 4 };
 
 #if defined(__x86_64__)
 // The AVX2+FMA forms of the two loops: eight outputs per vector.
@@ -67,7 +67,7 @@ static inline void vertices8_avx2(const float *seq, size_t m, float *lanes) {
 static inline void fir8_plain(const float *t, const float *line, float *out, size_t n) {
     for (size_t i = 0; i < n; i += 8) {
         float acc[8] = {0};
-        for (int k = 0; k < 32; k++) {
+        for (int k = 0; k < TP_TAPS; k++) {
             const float c = t[k];
             for (int j = 0; j < 8; j++) acc[j] += c * line[i + k + j];
         }
@@ -85,9 +85,25 @@ static inline void vertices8_plain(const float *seq, size_t m, float *lanes) {
         }
 }
 
+// Each point's candidate (the point, or the vertex when the point before it is a local
+// maximum), and their maximum over each frame's `phases` points.
+static inline __attribute__((always_inline)) void frame_peaks(const float *seq, int phases, size_t n, float *out) {
+    for (size_t i = 0; i < n; i++) {
+        float best = 0;
+        for (int p = 0; p < phases; p++) {
+            const size_t j = (size_t)phases * i + (size_t)p;
+            const float y0 = seq[j], y1 = seq[j + 1], y2 = seq[j + 2];
+            const float bend = 2 * y1 - y0 - y2, slope = y0 - y2;
+            const float v = (y1 >= y0 && y1 >= y2 && bend > 0) ? y1 + slope * slope * 0.125f / bend : y2;
+            best = best > v ? best : v;
+        }
+        out[i] = best;
+    }
+}
+
 // The chunk loop; `avx` chooses the two loops' forms (a constant at each call site).
 static inline __attribute__((always_inline))
-float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, int avx) {
+float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float *out, int avx) {
     // line: 31 carried samples, the chunk, 8 zeros (the last group of 8 outputs may read past
     // the chunk; those outputs are not used). value: the phases. seq: magnitudes in time
     // order after the two carried; top: each point's peak candidate.
@@ -126,10 +142,16 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
         // y1 + (y0 − y2)² / (8 (2·y1 − y0 − y2)); a running maximum in eight lanes. The points
         // past the chunk's last are zero (they can neither be a maximum nor hide one).
         for (size_t j = m + 2; j < m + 10; j++) seq[j] = 0;
+        if (out) {
+            // Per input frame: the largest candidate among its L points (a vertex counts for
+            // the point after its maximum: within 1/L of a sample of where it lies).
+            frame_peaks(seq, phases, n, out + start);
+        } else {
 #if defined(__x86_64__)
-        if (avx) vertices8_avx2(seq, m, lanes); else
+            if (avx) vertices8_avx2(seq, m, lanes); else
 #endif
-        vertices8_plain(seq, m, lanes);
+            vertices8_plain(seq, m, lanes);
+        }
         before = seq[m]; last = seq[m + 1];
         memmove(line, line + n, (TP_TAPS - 1) * sizeof(float));
     }
@@ -140,13 +162,13 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
 }
 
 static float true_peak_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, 0);
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma")))
 static float true_peak_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, 1);
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 1);
 }
 #endif
 
@@ -169,3 +191,23 @@ float timbre_true_peak_block_portable(const float *taps, int phases, float *stat
 }
 
 int timbre_true_peak_uses_avx2(void) { return true_peak_impl != true_peak_portable; }
+
+// The per-frame form (TruePeakLimiter's detector): out[i] is the largest value reconstructed
+// in the interval of input frame i − 16 (see timbre_true_peak_frames in the header).
+static void true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, 0);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma")))
+static void true_peak_frames_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, 1);
+}
+#endif
+
+void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
+#if defined(__x86_64__)
+    if (true_peak_impl != true_peak_portable) { true_peak_frames_avx2(taps, phases, state, x, frames, out); return; }
+#endif
+    true_peak_frames_portable(taps, phases, state, x, frames, out);
+}

@@ -74,7 +74,7 @@ enum EmbeddedPresets {
 {
   "version": 1,
   "name": "Podcast voice",
-  "description": "Spoken voice for podcasts: rumble cut, less boxiness, clarity, de-harsh and air, -1 dB headroom.",
+  "description": "Spoken voice for podcasts: rumble cut, less boxiness, clarity and air, de-essing on 4-10 kHz, 3:1 levelling above -24 dBFS, and a -1 dBTP true-peak limiter; use with --normalize -16 (the gain goes in front of the limiter).",
   "chain": [
     { "type": "highpass", "id": "hpf", "frequency": 80, "slope": 24 },
     {
@@ -87,7 +87,9 @@ enum EmbeddedPresets {
         { "frequency": 12000, "gain": 2, "q": 0.7, "shape": "highshelf" }
       ]
     },
-    { "type": "gain", "id": "trim", "gain": -1 }
+    { "type": "deesser", "id": "deesser", "threshold": -32, "ratio": 4, "attack": 1, "release": 60 },
+    { "type": "compressor", "id": "leveler", "threshold": -24, "ratio": 3, "knee": 6, "attack": 5, "release": 120, "detector": "rms", "window": 10 },
+    { "type": "limiter", "id": "ceiling", "ceiling": -1, "release": 60 }
   ]
 }
 """#),

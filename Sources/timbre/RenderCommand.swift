@@ -125,6 +125,10 @@ struct RenderCommand: ParsableCommand {
         } else if !quiet {
             if let n = result.normalizationText { say(n) }
             say(Self.summaryLine(summary, output: output))
+            if !summary.maximumGainReductionDB.isEmpty {
+                say("most gain reduction: " + summary.maximumGainReductionDB.sorted { $0.key < $1.key }
+                    .map { String(format: "%@ %.2f dB", $0.key, $0.value) }.joined(separator: ", "))
+            }
             if let l = summary.loudness { say("output loudness:\n" + l.text) }
         }
     }

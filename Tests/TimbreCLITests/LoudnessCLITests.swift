@@ -94,12 +94,13 @@ import TimbreTestSupport
     /// `--normalize -16 --true-peak-ceiling -1` (−9 for music) reaches its target within 0.1 LU (libebur128)
     /// with no output sample or inter-sample peak over −1 dBTP (the tests' own 16×
     /// reconstruction) where a gain alone would cross the ceiling: a true-peak limiter is
-    /// inserted after the gain and the summary says so, with its deepest reduction.
+    /// inserted after the gain and the summary says so, with its deepest reduction (a preset
+    /// without a limiter: vocal-presence; podcast-voice, which ends with one, is the next test's).
     @Test func normalizeReachesTheTargetUnderTheCeiling() throws {
         let d = try CLI.tempDir()
         for (name, input, target) in try Self.normalizationMaterials(d) {
             let out = d + "/n-\(URL(fileURLWithPath: input).lastPathComponent)"
-            let r = try CLI.run(["render", input, "-o", out, "--preset", "podcast-voice", "--normalize", String(target), "--true-peak-ceiling", "-1", "--json"])
+            let r = try CLI.run(["render", input, "-o", out, "--preset", "vocal-presence", "--normalize", String(target), "--true-peak-ceiling", "-1", "--json"])
             #expect(r.status == 0, "\(name): \(r.stderr)")
             let o = Self.json(r.stdout), norm = o["normalization"] as? [String: Any] ?? [:]
             let theirs = try Self.libebur128(out)
@@ -112,7 +113,7 @@ import TimbreTestSupport
             #expect((o["warnings"] as? [String])?.isEmpty == true, "\(name): \(r.stdout)")
         }
         // The text summary names the limiter and its reduction.
-        let text = try CLI.run(["render", d + "/speech.wav", "-o", d + "/t.wav", "--preset", "podcast-voice", "--normalize", "-16"])
+        let text = try CLI.run(["render", d + "/speech.wav", "-o", d + "/t.wav", "--preset", "vocal-presence", "--normalize", "-16"])
         #expect(text.stdout.contains("true-peak limiter (up to") && text.stdout.contains("(target -16.0)"), "\(text.stdout)")
     }
 
@@ -131,6 +132,19 @@ import TimbreTestSupport
         let theirs = try Self.libebur128(d + "/p.wav")
         let peak = try Self.samples(d + "/p.wav").map { TruePeakReference.dB($0) }.max() ?? 0
         #expect(abs(theirs.integrated - -16) <= 0.1 && peak <= -1.5, "\(theirs.integrated) LUFS, \(peak) dBTP")
+
+        // The shipped podcast chain (high-pass, EQ, de-esser, compressor, limiter): the issue's
+        // command on speech, the gain in front of its own limiter, the dynamics in the summary.
+        let pv = try CLI.run(["render", input, "-o", d + "/pv.wav", "--preset", "podcast-voice", "--normalize", "-16", "--true-peak-ceiling", "-1", "--json"])
+        let po = Self.json(pv.stdout), pn = po["normalization"] as? [String: Any] ?? [:]
+        let pi = try Self.libebur128(d + "/pv.wav").integrated, pp = try Self.samples(d + "/pv.wav").map { TruePeakReference.dB($0) }.max() ?? 0
+        let reductions = po["maxGainReductionDB"] as? [String: Double] ?? [:]
+        print(String(format: "podcast-voice --normalize -16 -1 on speech: %.3f LUFS, 16x true peak %.3f dBTP, ", pi, pp) + "\(reductions)")
+        #expect(pv.status == 0 && pn["gainBeforePresetLimiter"] as? Bool == true && pn["limiterInserted"] as? Bool == false, "\(pv.stdout) \(pv.stderr)")
+        #expect(abs(pi - -16) <= 0.1 && pp <= -1, "\(pi) LUFS, \(pp) dBTP")
+        #expect(Set(reductions.keys) == ["deesser", "leveler", "ceiling"] && (reductions["deesser"] ?? 0) > 0 && (reductions["leveler"] ?? 0) > 0, "\(reductions)")
+        let pt = try CLI.run(["render", input, "-o", d + "/pv.wav", "--preset", "podcast-voice"])
+        #expect(pt.stdout.contains("most gain reduction: ceiling ") && pt.stdout.contains("deesser ") && pt.stdout.contains("leveler "), "\(pt.stdout)")
 
         // The shipped broadcast master: EBU R 128 delivery at −23 LUFS, −1 dBTP, on music.
         let music = try Self.material(d)

@@ -53,6 +53,10 @@ int timbre_true_peak_uses_avx2(void);
 /// of the parabola at each local maximum. `state`: 33 floats per channel (the last 31 samples,
 /// the last two magnitudes). Returns max(`peak`, every value and vertex).
 float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
+/// The same reconstruction frame by frame (TruePeakLimiter's detector): `out[i]` is the largest
+/// oversampled magnitude or parabola vertex in the interval starting at input frame i − 16
+/// (the filter's delay), for `frames` frames; `state` as for `timbre_true_peak_block`.
+void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
 float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
 

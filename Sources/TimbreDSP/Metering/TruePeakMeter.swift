@@ -28,9 +28,9 @@ import Foundation
 public struct TruePeakMeter {
     public let oversampling: Int
     public let channelCount: Int
-    @usableFromInline static let tapsPerPhase = 32
+    @usableFromInline static let tapsPerPhase = 64
     /// Floats of state per channel: 31 samples, 2 magnitudes.
-    @usableFromInline static let stateSize = 33
+    @usableFromInline static let stateSize = 65
     /// `(oversampling − 1) × 32` coefficients, phase-major (phase 1 first), oldest sample first.
     @usableFromInline let taps: UnsafeMutablePointer<Float>
     @usableFromInline let state: UnsafeMutablePointer<Float>
@@ -39,23 +39,30 @@ public struct TruePeakMeter {
     public init(sampleRate: Double, channelCount: Int) {
         oversampling = sampleRate < 88_200 ? 4 : sampleRate <= 192_000 ? 2 : 1
         self.channelCount = channelCount
-        let n = Self.tapsPerPhase, l = oversampling
-        taps = .allocate(capacity: 3 * n)
+        taps = Self.allocateTaps(oversampling: oversampling)
+        state = .allocate(capacity: channelCount * Self.stateSize)
+        state.initialize(repeating: 0, count: channelCount * Self.stateSize)
+        peaks = .allocate(capacity: channelCount)
+        peaks.initialize(repeating: 0, count: channelCount)
+    }
+
+    /// The interpolator's `(L − 1) × 32` coefficients (room for three phases), phase-major,
+    /// oldest sample first, each phase normalised to unity gain at DC (see the type's summary).
+    static func allocateTaps(oversampling l: Int) -> UnsafeMutablePointer<Float> {
+        let n = tapsPerPhase
+        let taps = UnsafeMutablePointer<Float>.allocate(capacity: 3 * n)
         taps.initialize(repeating: 0, count: 3 * n)
         for p in 1..<max(l, 1) {
             let t = Double(n / 2 - 1) + Double(p) / Double(l)
             let phase = (0..<n).map { k -> Double in
                 let d = Double(k) - t
                 let sinc = d == 0 ? 1 : sin(Double.pi * d) / (Double.pi * d)
-                return sinc * KaiserWindow.value(at: d, halfWidth: Double(n / 2 + 1), beta: 7)
+                return sinc * KaiserWindow.value(at: d, halfWidth: Double(n / 2 + 1), beta: 8)
             }
             let sum = phase.reduce(0, +)
             for k in 0..<n { taps[(p - 1) * n + k] = Float(phase[k] / sum) }
         }
-        state = .allocate(capacity: channelCount * Self.stateSize)
-        state.initialize(repeating: 0, count: channelCount * Self.stateSize)
-        peaks = .allocate(capacity: channelCount)
-        peaks.initialize(repeating: 0, count: channelCount)
+        return taps
     }
 
     /// Frees the storage. Call once, off the render thread.
