@@ -64,10 +64,9 @@ public struct Compressor: @unchecked Sendable {
     let keyCount: Int
     /// The smoothed gain in dB per channel, then the detector's mean square per key channel.
     let state: UnsafeMutablePointer<Double>
-    /// `maximumBlockFrames` per key channel (the key's copy), then per channel (the gains).
+    /// `maximumBlockFrames` per key channel (the key's copy, then its level in dB), then per
+    /// channel (the gains).
     let scratch: UnsafeMutablePointer<Float>
-    /// The key channels' levels of the current frame, dB.
-    let levels: UnsafeMutablePointer<Double>
     let keyPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let keyCascade: BiquadCascade?
     let delay: DelayLine?
@@ -86,8 +85,6 @@ public struct Compressor: @unchecked Sendable {
         state.initialize(repeating: 0, count: channelCount + keyCount)
         scratch = .allocate(capacity: (keyCount + channelCount) * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: (keyCount + channelCount) * maximumBlockFrames)
-        levels = .allocate(capacity: keyCount)
-        levels.initialize(repeating: -400, count: keyCount)
         keyPointers = .allocate(capacity: keyCount)
         for c in 0..<keyCount { keyPointers[c] = scratch + c * maximumBlockFrames }
         keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: keyCount)
@@ -98,7 +95,7 @@ public struct Compressor: @unchecked Sendable {
     static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
 
     public func deallocate() {
-        state.deallocate(); scratch.deallocate(); levels.deallocate(); keyPointers.deallocate()
+        state.deallocate(); scratch.deallocate(); keyPointers.deallocate()
         keyCascade?.deallocate(); delay?.deallocate()
     }
 
@@ -158,36 +155,38 @@ public struct Compressor: @unchecked Sendable {
         } else {
             key = channels
         }
-        let gains = scratch + keyCount * maximumBlockFrames
+        let gains = scratch + keyCount * maximumBlockFrames, stride = maximumBlockFrames
         let curve = curve, link = link, rms = rmsCoefficient, isRMS = isRMS, makeup = makeup, attack = attack, release = release
         let keyCount = keyCount, channelCount = channelCount
-        for i in 0..<frameCount {
-            // Levels in dB per key channel, and the loudest.
-            var loudest = -400.0
-            for k in 0..<keyCount {
-                let x = Double(key[k][i])
-                var level: Double
-                if isRMS {
-                    let ms = rms * state[channelCount + k] + (1 - rms) * x * x
-                    state[channelCount + k] = ms
-                    level = ms
-                } else {
-                    level = x * x
-                }
-                let db = level > 1e-40 ? 10 * _unsafePerformance { log10(level) } : -400
-                levels[k] = db
-                loudest = max(loudest, db)
+        // 1. Each key channel's level in dB, into its scratch row (eight lanes at a time; the
+        //    RMS detector's mean square is a recurrence, run first).
+        for k in 0..<keyCount {
+            let x = key[k], row = keyPointers[k]
+            if isRMS {
+                var ms = state[channelCount + k]
+                for i in 0..<frameCount { let v = Double(x[i]); ms = rms * ms + (1 - rms) * v * v; row[i] = Float(ms) }
+                state[channelCount + k] = ms
+                FastLogExp.decibels(row, into: row, count: frameCount, scale: 3.010299956639812, floor: 1e-30)  // 10·log₁₀
+            } else {
+                FastLogExp.decibels(x, into: row, count: frameCount, scale: 6.020599913279624, floor: 1e-15)  // 20·log₁₀
             }
+        }
+        // 2. The gain computer and its smoothing, frame by frame (a recurrence), as log₂ of the gain.
+        for i in 0..<frameCount {
+            var loudest: Float = -400
+            for k in 0..<keyCount { loudest = max(loudest, keyPointers[k][i]) }
             for c in 0..<channelCount {
-                let own = levels[min(c, keyCount - 1)]
-                let target = curve.gainDB(link * loudest + (1 - link) * own)
+                let own = Double(keyPointers[min(c, keyCount - 1)][i])
+                let target = curve.gainDB(link * Double(loudest) + (1 - link) * own)
                 let current = state[c]
                 let a = target < current ? attack : release
                 let g = a * current + (1 - a) * target
                 state[c] = g
-                gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp((g + makeup) * 0.11512925464970229) })  // 10^(dB/20): ln 10 / 20
+                gains[c * stride + i] = Float((g + makeup) * 0.16609640474436813)  // 10^(dB/20) = 2^(dB · log₂ 10 / 20)
             }
         }
+        // 3. 2^ of those, eight lanes at a time.
+        for c in 0..<channelCount { FastLogExp.exponentiate(gains + c * stride, count: frameCount) }
         delay?.process(channels, frameCount: frameCount)
         for c in 0..<channelCount {
             let p = channels[c], g = gains + c * maximumBlockFrames

@@ -127,7 +127,7 @@ public struct Gate: @unchecked Sendable {
             var loudest = -400.0
             for k in 0..<keyCount {
                 let x = Double(key[k][i]), p = x * x
-                let db = p > 1e-40 ? 10 * _unsafePerformance { log10(p) } : -400
+                let db = p > 1e-30 ? 3.010299956639812 * Double(FastLogExp.log2(Float(p))) : -400  // 10·log₁₀ (FastLogExp)
                 levels[k] = db
                 loudest = max(loudest, db)
             }
@@ -147,7 +147,7 @@ public struct Gate: @unchecked Sendable {
                 let a = target > current ? attack : release
                 let g = a * current + (1 - a) * target
                 state[3 * c] = g
-                gains[c * maximumBlockFrames + i] = Float(_unsafePerformance { exp(g * 0.11512925464970229) })
+                gains[c * maximumBlockFrames + i] = FastLogExp.exp2(Float(g * 0.16609640474436813))  // 10^(dB/20)
             }
         }
         for c in 0..<channelCount {

@@ -165,7 +165,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 let average = min(1, sums[2 * c] * inverseLength)
                 // Release in dB: g' = g^α · average^(1−α) when rising; the average at once when falling.
                 let previous = sums[2 * c + 1]
-                let released = average <= previous ? average : _unsafePerformance { pow(previous, release) * pow(average, 1 - release) }
+                let released = average <= previous ? average
+                    : Double(FastLogExp.exp2(Float(release * Double(FastLogExp.log2(Float(previous))) + (1 - release) * Double(FastLogExp.log2(Float(average))))))
                 let g = min(average, released)
                 sums[2 * c + 1] = g
                 gains[c * stride + i] = Float(g)

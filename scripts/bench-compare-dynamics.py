@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Timbre's dynamics nodes beside x42 dpl, LSP's compressor and limiter and ffmpeg's
+`acompressor`/`alimiter`, same material, same run (issue #21, section 5).
+
+Cost: ns per stereo frame, from the CPU time (user + system) of rendering 120 s of stereo 48 kHz float
+music-like material (pink noise with a slow tremolo, crossing the thresholds) minus the
+same command with nothing in it — `timbre render` with the `flat` preset for Timbre and for
+the plugins (hosted by Timbre's own LV2 host, one instance, stereo), `ffmpeg -af anull` for
+ffmpeg's filters — medians of 7 runs. Subtracting the empty command removes decoding,
+encoding and start-up, so what is left is the processing itself (and, for the plugins, our
+host's per-block call).
+
+Distortion: THD+N of a 1 kHz sine driven 6 dB into each limiter (peak +5 dBFS into a
+-1 dB ceiling, release 20 ms: the longest LSP's limiter allows): the output from 1 s to 4.5 s, less the least-squares fit of a
+1 kHz sine and DC, relative to the fit, in dB (lower is cleaner).
+
+Settings, as alike as each tool allows:
+- compressors: threshold -20 dB, ratio 4, knee 6 dB, attack 10 ms, release 100 ms, peak
+  detector (Timbre `compressor`; LSP `compressor_stereo` al=0.1 cr=4 kn=0.5 at=10 rt=100;
+  ffmpeg `acompressor=threshold=0.1:ratio=4:knee=2:attack=10:release=100:detection=peak`;
+  ffmpeg's knee is a factor, 2 the closest to 6 dB).
+- limiters: ceiling -1 dB, release 20 ms (Timbre `limiter`, true peak, 2 ms lookahead; x42
+  `dpl#stereo` threshold=-1 release=0.02 truepeak=1; LSP `limiter_stereo` th=0.891 rt=20 lk=2,
+  automatic level regulation and boost off; ffmpeg `alimiter=limit=0.891:release=20:level=0`,
+  a sample-peak limiter).
+
+Usage: bench-compare-dynamics.py path/to/timbre
+"""
+import json, os, resource, statistics, subprocess, sys, tempfile
+import numpy as np
+
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+RUNS = 7
+RATE = 48000
+SECONDS = 120
+work = tempfile.mkdtemp(prefix="timbre-dynamics-")
+
+
+def run(argv):
+    return subprocess.run(argv, check=True, capture_output=True, text=True)
+
+
+def timed(argv):
+    """Median CPU time (user + system, every thread) of `argv` over RUNS runs: a render's
+    decoder and writer threads overlap the processing, so wall time would hide part of it."""
+    times = []
+    for _ in range(RUNS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run(argv)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(times)
+
+
+def preset(name, node):
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump({"version": 1, "name": name, "chain": [node] if node else []}, f)
+    return path
+
+
+def samples(path):
+    raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", path, "-f", "f32le", "-"], check=True, capture_output=True).stdout
+    ch = int(run(["soxi", "-c", path]).stdout)
+    return np.frombuffer(raw, dtype=np.float32).reshape(-1, ch).astype(float)
+
+
+def thd_n_db(path):
+    x = samples(path)[RATE:int(4.5 * RATE), 0]
+    t = np.arange(len(x)) / RATE
+    basis = np.stack([np.sin(2 * np.pi * 1000 * t), np.cos(2 * np.pi * 1000 * t), np.ones_like(t)], 1)
+    coef, *_ = np.linalg.lstsq(basis, x, rcond=None)
+    fit = basis[:, :2] @ coef[:2]
+    residual = x - basis @ coef
+    return 20 * np.log10(np.sqrt(np.mean(residual ** 2)) / np.sqrt(np.mean(fit ** 2)))
+
+
+music = os.path.join(work, "music.wav")
+run(["sox", "-R", "-n", "-r", str(RATE), "-c", "2", "-e", "floating-point", "-b", "32", music, "synth", str(SECONDS), "pinknoise",
+     "lowpass", "8000", "tremolo", "0.3", "60", "gain", "-6"])
+sine = os.path.join(work, "sine.wav")
+t = np.arange(5 * RATE) / RATE
+s = (10 ** (5 / 20) * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
+np.stack([s, s], 1).tofile(os.path.join(work, "sine.f32"))
+# ffmpeg keeps float samples over full scale (sox would clip them).
+run(["ffmpeg", "-y", "-loglevel", "error", "-f", "f32le", "-ar", str(RATE), "-ac", "2", "-i", os.path.join(work, "sine.f32"), "-c:a", "pcm_f32le", sine])
+
+frames = SECONDS * RATE
+compressors = [
+    ("Timbre compressor", "timbre", {"type": "compressor", "threshold": -20, "ratio": 4, "knee": 6, "attack": 10, "release": 100}),
+    ("LSP compressor (LV2)", "timbre", {"type": "plugin", "uri": "http://lsp-plug.in/plugins/lv2/compressor_stereo",
+                                        "controls": {"al": 0.1, "cr": 4, "kn": 0.5, "at": 10, "rt": 100}}),
+    ("ffmpeg acompressor", "ffmpeg", "acompressor=threshold=0.1:ratio=4:knee=2:attack=10:release=100:detection=peak"),
+]
+limiters = [
+    ("Timbre limiter (true peak)", "timbre", {"type": "limiter", "ceiling": -1, "release": 20}),
+    ("x42 dpl (true peak, LV2)", "timbre", {"type": "plugin", "uri": "http://gareus.org/oss/lv2/dpl#stereo",
+                                            "controls": {"threshold": -1, "release": 0.02, "truepeak": 1}}),
+    ("LSP limiter (LV2)", "timbre", {"type": "plugin", "uri": "http://lsp-plug.in/plugins/lv2/limiter_stereo",
+                                     "controls": {"th": 0.891, "rt": 20, "lk": 2, "alr": 0, "boost": 0}}),
+    ("ffmpeg alimiter (sample peak)", "ffmpeg", "alimiter=limit=0.891:release=20:level=0"),
+]
+
+
+def command(tool, what, source, out):
+    if tool == "timbre":
+        return [TIMBRE, "render", source, "-o", out, "--preset", preset("p", what), "-q"]
+    return ["ffmpeg", "-y", "-hide_banner", "-nostats", "-loglevel", "error", "-i", source, "-af", what, "-c:a", "pcm_f32le", out]
+
+
+out = os.path.join(work, "out.wav")
+base = {"timbre": timed(command("timbre", None, music, out)), "ffmpeg": timed(command("ffmpeg", "anull", music, out))}
+print(f"CPU time of the empty commands over {SECONDS} s stereo: timbre {base['timbre']:.3f} s, ffmpeg {base['ffmpeg']:.3f} s (subtracted below)")
+print(f"{'processor':32} {'ns/stereo frame':>15} {'THD+N 1 kHz +6 dB':>18}")
+for title, rows in (("compressors", compressors), ("limiters", limiters)):
+    print(f"-- {title}")
+    for name, tool, what in rows:
+        ns = (timed(command(tool, what, music, out)) - base[tool]) / frames * 1e9
+        distortion = ""
+        if rows is limiters:
+            run(command(tool, what, sine, out))
+            distortion = f"{thd_n_db(out):.1f} dB"
+        print(f"{name:32} {ns:15.1f} {distortion:>18}")
