@@ -11,7 +11,7 @@ DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
-BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy
+BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins
 BIN := .build/$(CONFIG)/timbre
 DEMO_DIR ?= out/demo
 
@@ -27,7 +27,7 @@ help:
 	@echo "make demo   install packages, build, render the embedded demo into $(DEMO_DIR)"
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
-	@echo "make bench-compare   Timbre's filter chain, resampler and stretcher beside sox, ffmpeg/soxr and Rubber Band"
+	@echo "make bench-compare   Timbre's filter chain, resampler, stretcher, loudness normalisation and dynamics beside sox, ffmpeg, Rubber Band, LSP and x42"
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 	@echo "make embed-check   a dependent package built in debug and release from a fresh clone (part of make test)"
@@ -135,6 +135,7 @@ bench-compare: build bench-deps
 	python3 scripts/bench-compare-rate.py $(BIN)
 	python3 scripts/bench-compare-batch.py $(BIN)
 	python3 scripts/bench-compare-loudnorm.py $(BIN)
+	python3 scripts/bench-compare-dynamics.py $(BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out

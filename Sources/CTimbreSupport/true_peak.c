@@ -1,6 +1,6 @@
 // The inner loop of TruePeakMeter (TimbreDSP). Per chunk of up to 256 input samples:
 //
-// 1. the interpolated phases: a 32-tap polyphase FIR gives the signal at p/L of a sample past
+// 1. the interpolated phases: a 64-tap polyphase FIR gives the signal at p/L of a sample past
 //    each input sample (L = 4 or 2; phase 0 is the sample itself), as plain loops over the
 //    chunk (a FIR per phase, Lyons, "Understanding DSP", 3rd ed., §5.2) that the compiler
 //    vectorises: 8 outputs per AVX2 FMA when the CPU has it, 4 per SSE operation otherwise;
@@ -9,7 +9,7 @@
 //    alone under-reads a sine near 0.45·fs by up to 0.55 dB at 4×; with the vertex the
 //    error is under 0.05 dB; see TruePeakMeter).
 //
-// State per channel: the last 31 input samples (oldest first) and the last two magnitudes.
+// State per channel: the last 63 input samples (oldest first) and the last two magnitudes.
 // No allocation (the chunk buffers live on the stack), no locks.
 #include "CTimbreSupport.h"
 #include <math.h>
@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) void frame_peaks(const float *seq, 
 // The chunk loop; `avx` chooses the two loops' forms (a constant at each call site).
 static inline __attribute__((always_inline))
 float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float *out, int avx) {
-    // line: 31 carried samples, the chunk, 8 zeros (the last group of 8 outputs may read past
+    // line: 63 carried samples, the chunk, 8 zeros (the last group of 8 outputs may read past
     // the chunk; those outputs are not used). value: the phases. seq: magnitudes in time
     // order after the two carried; top: each point's peak candidate.
     float line[TP_TAPS - 1 + TP_CHUNK + 8];
@@ -117,8 +117,8 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
         const size_t n = frames - start < TP_CHUNK ? frames - start : TP_CHUNK;
         memcpy(line + TP_TAPS - 1, x + start, n * sizeof(float));
         memset(line + TP_TAPS - 1 + n, 0, 8 * sizeof(float));
-        // Phase p (1 ≤ p < L) between line[i + 15] and line[i + 16]; eight outputs at a time,
-        // their sums kept in one vector across the 32 taps.
+        // Phase p (1 ≤ p < L) between line[i + 31] and line[i + 32]; eight outputs at a time,
+        // their sums kept in one vector across the 64 taps.
 #if defined(__x86_64__)
         if (avx) fir_avx2(taps, phases, line, value, n); else
 #endif
@@ -193,7 +193,7 @@ float timbre_true_peak_block_portable(const float *taps, int phases, float *stat
 int timbre_true_peak_uses_avx2(void) { return true_peak_impl != true_peak_portable; }
 
 // The per-frame form (TruePeakLimiter's detector): out[i] is the largest value reconstructed
-// in the interval of input frame i − 16 (see timbre_true_peak_frames in the header).
+// in the interval of input frame i − 32 (see timbre_true_peak_frames in the header).
 static void true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
     (void)true_peak_body(taps, phases, state, x, frames, 0, out, 0);
 }

@@ -48,13 +48,13 @@ int timbre_avx512_disabled(void);
 int timbre_true_peak_uses_avx2(void);
 
 /// TruePeakMeter's loop: `frames` samples of `x`, oversampled by `phases` (4, 2 or 1) with a
-/// 32-tap polyphase FIR (`taps`: (phases − 1) × 32 floats, phase-major, oldest sample first;
+/// 64-tap polyphase FIR (`taps`: (phases − 1) × 64 floats, phase-major, oldest sample first;
 /// phase p at p/phases of a sample after each sample), magnitudes in time order with the vertex
-/// of the parabola at each local maximum. `state`: 33 floats per channel (the last 31 samples,
+/// of the parabola at each local maximum. `state`: 65 floats per channel (the last 63 samples,
 /// the last two magnitudes). Returns max(`peak`, every value and vertex).
 float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
 /// The same reconstruction frame by frame (TruePeakLimiter's detector): `out[i]` is the largest
-/// oversampled magnitude or parabola vertex in the interval starting at input frame i − 16
+/// oversampled magnitude or parabola vertex in the interval starting at input frame i − 32
 /// (the filter's delay), for `frames` frames; `state` as for `timbre_true_peak_block`.
 void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).

@@ -2,13 +2,13 @@ import CTimbreSupport
 import Foundation
 
 /// Frame-by-frame inter-sample peaks for a true-peak limiter, with the ``TruePeakMeter``'s own
-/// reconstruction: 4× oversampling by a 32-tap Kaiser-windowed sinc per phase (phase 0 the
+/// reconstruction: 4× oversampling by a 64-tap Kaiser-windowed sinc per phase (phase 0 the
 /// sample itself) and, at each oversampled local maximum, the vertex of the parabola through
 /// it and its neighbours — so the limiter holds the ceiling the meter reads.
 ///
-/// Frame n's value covers the interval from input frame n − 16 (included) to n − 15. Always
+/// Frame n's value covers the interval from input frame n − 32 (included) to n − 31. Always
 /// 4× (the meter drops to 2× above 88.2 kHz as BS.1770 allows; a limiter keeps the finer grid).
-/// Cost: 96 multiply-adds and four parabola tests a frame and channel (C,
+/// Cost: 192 multiply-adds and four parabola tests a frame and channel (C,
 /// `timbre_true_peak_frames`, AVX2+FMA when the CPU has it).
 public struct InterSamplePeakDetector: @unchecked Sendable {
     public static let oversampling = 4
@@ -16,7 +16,7 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
     public static let delayFrames = TruePeakMeter.tapsPerPhase / 2
     public let channelCount: Int
     let taps: UnsafeMutablePointer<Float>
-    /// Per channel ``TruePeakMeter``'s state: the last 31 samples and the last two magnitudes.
+    /// Per channel ``TruePeakMeter``'s state: the last 63 samples and the last two magnitudes.
     let state: UnsafeMutablePointer<Float>
 
     public init(channelCount: Int) {

@@ -3,9 +3,9 @@ import Foundation
 /// A lookahead brickwall limiter on true peak: no output sample, and no inter-sample peak
 /// between them, above the ceiling.
 ///
-/// Per input frame n, each channel's peak between frames n − 16 and n − 15 is found by an
+/// Per input frame n, each channel's peak between frames n − 32 and n − 31 is found by an
 /// ``InterSamplePeakDetector`` (the true-peak meter's reconstruction: 4 points per sample
-/// interval, 32 taps a point, and the parabola's vertex at each local maximum); with stereo
+/// interval, 64 taps a point, and the parabola's vertex at each local maximum); with stereo
 /// link the loudest channel's counts (partly, for `link` < 1). The
 /// gain that frame needs is r[n] = min(1, ceiling / peak). Three stages turn it into a smooth
 /// gain that is never above what any nearby peak needs:
@@ -15,7 +15,7 @@ import Foundation
 /// 3. a release: the gain rises toward the average with time constant `release` in dB (it
 ///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once.
 ///
-/// The audio is delayed by D = L + 31 frames (the latency), which lines the 16 frames on either
+/// The audio is delayed by D = L + 47 frames (the latency), which lines the 16 frames on either
 /// side of every peak up inside the frames where the average is at or below that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
 /// minimum-then-average construction.) The inter-sample values of the output also depend on
 /// the gain's slope across the span; ``Settings/marginDB`` (0.05 dB by default) keeps the
@@ -40,7 +40,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public let settings: Settings
     public let channelCount: Int
     public let maximumBlockFrames: Int
-    /// D = L + 31: frames the audio is delayed by.
+    /// D = L + 47: frames the audio is delayed by.
     public let latencyFrames: Int
     /// L, the length of the gain ramp.
     public let lookaheadFrames: Int
@@ -90,7 +90,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         reset()
     }
 
-    /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 16 + 16.
+    /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16.
     public static func latencyFrames(lookaheadFrames: Int) -> Int { max(1, lookaheadFrames) - 1 + InterSamplePeakDetector.delayFrames + 16 }
 
     public func deallocate() {

@@ -2,7 +2,7 @@ import Foundation
 import TimbreDSP
 
 // `limiter`: a lookahead brickwall limiter on true peak (`TruePeakLimiter`): ceiling (dBTP),
-// release, lookahead (its latency, lookahead + 31 frames), stereo link.
+// release, lookahead (its latency, lookahead + 47 frames), stereo link.
 
 /// The settings of a `limiter` node.
 public struct LimiterSettings: NodeParameters {
