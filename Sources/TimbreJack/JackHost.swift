@@ -24,6 +24,15 @@ struct JackProcessContext {
     /// Called first and last in every process cycle (``JackHost/CycleHooks``), or nil.
     let cycleEnter: (@convention(c) () -> Void)?
     let cycleExit: (@convention(c) () -> Void)?
+    /// Recording taps (``JackHost/attach(_:source:)``): each slot nil or a `RecordingSlot`.
+    let recordSlots: UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>>
+}
+
+/// What a recording slot points at: the tap and where it listens.
+struct RecordingSlot {
+    let tap: RecordingTap
+    /// true: the input ports as they arrive (dry); false: the output ports after rendering.
+    let fromInputs: Bool
 }
 
 /// Runs a `LiveEngine` inside a JACK client: renders in the process callback directly on
@@ -79,7 +88,7 @@ public final class JackHost: @unchecked Sendable {
             inBuffers: .allocate(capacity: inputs), outBuffers: .allocate(capacity: outputs),
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
             shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
-            cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit))
+            cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots()))
         let arg = UnsafeMutableRawPointer(context)
         jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
@@ -141,6 +150,11 @@ public final class JackHost: @unchecked Sendable {
         jack.close()
         let c = context.pointee
         c.inputPorts.deallocate(); c.outputPorts.deallocate(); c.inBuffers.deallocate(); c.outBuffers.deallocate()
+        for k in 0..<Self.recordSlotCount {
+            if let p = c.recordSlots[k].load(ordering: .acquiring) { p.assumingMemoryBound(to: RecordingSlot.self).deallocate() }
+            c.recordSlots[k].destroy()
+        }
+        c.recordSlots.deallocate()
         c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy(); c.latencyFrames.destroy()
         context.deinitialize(count: 1)
         context.deallocate()
@@ -163,7 +177,55 @@ public final class JackHost: @unchecked Sendable {
             }
         }
         c.renderer.render(input: UnsafePointer(c.inBuffers), output: UnsafePointer(c.outBuffers), frameCount: frames)
+        // Recording taps: a copy of the dry inputs or of the rendered outputs into each ring.
+        for k in 0..<Self.recordSlotCount {
+            guard let p = c.recordSlots[k].load(ordering: .acquiring) else { continue }
+            let slot = p.assumingMemoryBound(to: RecordingSlot.self).pointee
+            let source = slot.fromInputs ? UnsafeRawPointer(c.inBuffers) : UnsafeRawPointer(c.outBuffers)
+            slot.tap.capture(source.assumingMemoryBound(to: UnsafeMutablePointer<Float>.self), frameCount: frames)
+        }
         c.cycles.wrappingIncrement(ordering: .relaxed)
+    }
+
+    static let recordSlotCount = 8
+
+    static func makeSlots() -> UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>> {
+        let slots = UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>>.allocate(capacity: recordSlotCount)
+        for k in 0..<recordSlotCount { (slots + k).initialize(to: .create(nil)) }
+        return slots
+    }
+
+    /// Where a take listens.
+    public enum RecordSource: Sendable, Equatable {
+        /// The output ports, after the graph (the master).
+        case outputs
+        /// The input ports as they arrive (dry).
+        case inputs
+    }
+
+    /// Starts feeding `tap` from the next cycle on; returns its slot. The tap's channel count
+    /// must not exceed the ports it listens to. Throws when all 8 slots are taken.
+    public func attach(_ tap: RecordingTap, source: RecordSource) throws(JackError) -> Int {
+        let ports = source == .inputs ? context.pointee.inputCount : context.pointee.outputCount
+        guard tap.channelCount <= ports else { throw JackError("a take of \(tap.channelCount) channels cannot listen to \(ports) ports") }
+        let slot = UnsafeMutablePointer<RecordingSlot>.allocate(capacity: 1)
+        slot.initialize(to: RecordingSlot(tap: tap, fromInputs: source == .inputs))
+        for k in 0..<Self.recordSlotCount {
+            if context.pointee.recordSlots[k].compareExchange(expected: nil, desired: UnsafeMutableRawPointer(slot), ordering: .acquiringAndReleasing).exchanged {
+                return k
+            }
+        }
+        slot.deallocate()
+        throw JackError("\(Self.recordSlotCount) takes are running already")
+    }
+
+    /// Stops feeding the tap in `slot` and returns once the audio thread has let go of it
+    /// (two cycles later, or at once when JACK no longer runs us).
+    public func detach(slot k: Int) {
+        guard let p = context.pointee.recordSlots[k].exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        let start = cycles, deadline = Date().addingTimeInterval(1)
+        while cycles - start < 2 && !isShutDown && Date() < deadline { usleep(1_000) }
+        p.assumingMemoryBound(to: RecordingSlot.self).deallocate()
     }
 
     /// Instrumentation of the process cycle: `enter` runs before anything else in a cycle,

@@ -38,6 +38,11 @@ struct LiveCommand: ParsableCommand {
           meters                         /timbre/meters
               the meter and loudness nodes' values as JSON (OSC replies go to the
               sender)
+          record start <file> [master|inputs]
+                                         /timbre/record s "start" s s
+              record the output (master) or the dry inputs; several takes may run
+          record stop|pause|resume|marker [label]|discard|status
+                                         /timbre/record s …
           quit
 
         Players print looped: <id>, finished: <id> and underrun lines; an OSC \
@@ -95,6 +100,7 @@ struct LiveCommand: ParsableCommand {
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)  // a file size limit fails a take's write (EFBIG) instead of killing the host
         // The parent (or libjack) may have left these blocked in this thread: unblock them so
         // the handlers above run here, whatever the other threads block.
         var wanted = sigset_t()
@@ -106,8 +112,10 @@ struct LiveCommand: ParsableCommand {
         if let port = oscPort {
             do { try inbox.listenOSC(port: UInt16(port)) } catch { throw CLIError.io("OSC: \(error)") }
         }
+        let takes = TakeSession(host: host, say: say, fail: reportError)
         let interpreter = ControlInterpreter(engine: host.engine, loadDocument: { try Self.loadDocument($0) }, hostStatus: {
             [
+                "takes": takes.statusJSON,
                 "bufferSize": .number(Double(host.bufferSize)),
                 "cycles": .number(Double(host.cycles)),
                 "xruns": .number(Double(host.xruns)),
@@ -139,6 +147,7 @@ struct LiveCommand: ParsableCommand {
         while true {
             if stopSignal.load(ordering: .relaxed) != 0 {
                 say("stopping (signal \(stopSignal.load(ordering: .relaxed)))")
+                takes.stop()
                 host.close()
                 return
             }
@@ -153,13 +162,16 @@ struct LiveCommand: ParsableCommand {
                     if Date().timeIntervalSince(lastXrunReport) >= 1 { say("xruns: \(total)"); lastXrunReport = Date() }
                 case .shutdown(let why):
                     FileHandle.standardError.write(Data("timbre: error: JACK server shut down: \(why)\n".utf8))
+                    takes.stop()
                     Foundation.exit(2)
                 }
             }
             if host.isShutDown {
                 FileHandle.standardError.write(Data("timbre: error: JACK server shut down\n".utf8))
+                takes.stop()
                 Foundation.exit(2)
             }
+            takes.poll()
             let nonFinite = host.engine.nonFiniteBlocks
             if nonFinite > reportedNonFinite, Date().timeIntervalSince(lastNonFiniteReport) >= 1 {
                 FileHandle.standardError.write(Data("timbre: warning: NaN or infinity reached the output: \(nonFinite) block\(nonFinite == 1 ? "" : "s") silenced so far (the filters holding it were cleared)\n".utf8))
@@ -168,6 +180,13 @@ struct LiveCommand: ParsableCommand {
             let (items, dropped) = inbox.drain()
             if dropped > 0 { reject("control input arrives faster than it can be applied: \(dropped) items dropped") }
             for item in items {
+                // Takes: `record …` on stdin, /timbre/record s… over OSC.
+                if case .line(let text) = item, text.split(separator: " ").first == "record" {
+                    _ = takes.handle(text.split(separator: " ").dropFirst().map(String.init)); continue
+                }
+                if case .packet(let data, _) = item, let m = try? OSCMessage.parse(data), m.address == "/timbre/record" {
+                    _ = takes.handle(m.arguments.compactMap { if case .string(let s) = $0 { return s }; return nil }); continue
+                }
                 for result in interpreter.handle(item) {
                     switch result {
                     case .success(.ok(let text)): say("ok: " + text)
@@ -180,7 +199,7 @@ struct LiveCommand: ParsableCommand {
                     case .success(.subscribed):
                         if case .packet(_, let peer?) = item, subscribers.count < 64 { subscribers.append(peer) }
                         say("ok: subscribed")
-                    case .success(.quit): say("bye"); host.close(); return
+                    case .success(.quit): takes.stop(); say("bye"); host.close(); return
                     case .failure(let e): reject(e.message)
                     }
                 }

@@ -14,9 +14,9 @@ final class LiveProcess: @unchecked Sendable {
 
     static var binary: String { ProcessRunner.timbreBinary }
 
-    init(_ args: [String], environment: [String: String] = [:], cwd: String? = nil) throws {
+    init(_ args: [String], command: String = "live", environment: [String: String] = [:], cwd: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["live"] + args
+        process.arguments = [command] + args
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = stdin

@@ -1,0 +1,171 @@
+import Foundation
+import TimbreEngine
+import TimbreFile
+import TimbreJack
+
+/// The takes of a `timbre record` or `timbre live` process: each a ``TakeRecorder`` fed by a
+/// recording slot of the JACK host. Commands (`record start FILE [master|inputs]`, `record
+/// stop|pause|resume|marker|discard|status`) come as words from stdin or OSC.
+final class TakeSession {
+    struct Take {
+        let recorder: TakeRecorder
+        let slot: Int
+        var reportedError = false
+    }
+
+    let host: JackHost
+    let say: (String) -> Void
+    let fail: (String) -> Void
+    private(set) var takes: [Take] = []
+    var defaultEncoding: SampleEncoding?
+    var ringSeconds: Double = 4
+
+    init(host: JackHost, say: @escaping (String) -> Void, fail: @escaping (String) -> Void) {
+        self.host = host; self.say = say; self.fail = fail
+    }
+
+    /// Opens a take of `path` listening to `source`; with `preRoll` > 0 it is armed (waiting
+    /// for `record`), otherwise it records at once.
+    @discardableResult
+    func start(path: String, source: JackHost.RecordSource, channels: Int? = nil, format: String? = nil, encoding: String? = nil,
+               preRollSeconds: Double = 0, durationSeconds: Double? = nil, armed: Bool = false) throws(CLIError) -> TakeRecorder {
+        let fmt: SoundFileFormat
+        if let format {
+            guard let f = SoundFileFormat(rawValue: format.lowercased()) else { throw .usage("--format \(format) is not known (allowed: wav, rf64, w64, caf, flac, aiff)") }
+            fmt = f
+        } else {
+            guard let f = SoundFileFormat(extension: URL(fileURLWithPath: path).pathExtension) else {
+                throw .usage("\(path): the extension names no format (use .wav, .rf64, .w64, .caf, .flac or .aiff, or --format)")
+            }
+            fmt = f
+        }
+        let enc: SampleEncoding
+        if let encoding {
+            guard let e = SampleEncoding(rawValue: encoding.lowercased()), fmt.encodings.contains(e) else {
+                throw .usage("--encoding \(encoding) is not allowed for \(fmt.rawValue) (allowed: \(fmt.encodings.map(\.rawValue).joined(separator: ", ")))")
+            }
+            enc = e
+        } else {
+            enc = defaultEncoding.flatMap { fmt.encodings.contains($0) ? $0 : nil } ?? fmt.encodings[0]
+        }
+        let ports = source == .inputs ? host.inputPortNames.count : host.outputPortNames.count
+        var options = TakeRecorder.Options(path: path, format: fmt, encoding: enc, sampleRate: host.jack.sampleRate, channelCount: channels ?? ports)
+        options.source = source == .inputs ? "inputs" : "master"
+        options.preRollSeconds = preRollSeconds
+        options.ringSeconds = ringSeconds
+        if let d = durationSeconds { options.durationFrames = Int((d * Double(host.jack.sampleRate)).rounded()) }
+        let recorder: TakeRecorder
+        do { recorder = try TakeRecorder(options) } catch { throw .io(error.description) }
+        let jack = host
+        recorder.xrunCount = { jack.xruns }
+        let slot: Int
+        do { slot = try host.attach(recorder.tap, source: source) } catch {
+            recorder.discard()
+            throw .io("\(path): \(error)")
+        }
+        takes.append(Take(recorder: recorder, slot: slot))
+        if preRollSeconds > 0 || armed { recorder.arm() } else { recorder.record() }
+        return recorder
+    }
+
+    /// Stops every take whose path is `path` (all when nil) and prints what each holds.
+    func stop(_ path: String? = nil) {
+        var kept: [Take] = []
+        for t in takes {
+            guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
+            let s = t.recorder.stop()
+            host.detach(slot: t.slot)
+            report(t.recorder, s, verb: "stopped")
+        }
+        takes = kept
+    }
+
+    func discard(_ path: String? = nil) {
+        var kept: [Take] = []
+        for t in takes {
+            guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
+            t.recorder.discard()
+            host.detach(slot: t.slot)
+            say("discarded: \(t.recorder.options.path)")
+        }
+        takes = kept
+    }
+
+    func report(_ r: TakeRecorder, _ s: TakeRecorder.Status, verb: String) {
+        var line = String(format: "%@: %@, %lld frames (%.3f s)", verb, r.options.path, s.frames, s.seconds)
+        line += ", \(s.markers) marker\(s.markers == 1 ? "" : "s"), \(s.xruns) xrun\(s.xruns == 1 ? "" : "s"), \(s.overruns) overrun\(s.overruns == 1 ? "" : "s")"
+        if s.droppedFrames > 0 { line += " (\(s.droppedFrames) frames of silence in their place)" }
+        say(line)
+        if let e = s.error { fail("\(r.options.path): recording stopped: \(e)") }
+    }
+
+    /// Polled by the control loop: takes that stopped by themselves (a duration reached, a
+    /// write failure) are closed and reported. Returns true when one finished.
+    @discardableResult
+    func poll() -> Bool {
+        var finished = false
+        var kept: [Take] = []
+        for t in takes {
+            let s = t.recorder.status
+            if s.state == .stopped || s.state == .failed {
+                let final = t.recorder.stop()
+                host.detach(slot: t.slot)
+                report(t.recorder, final, verb: s.state == .failed ? "failed" : "finished")
+                finished = true
+            } else {
+                kept.append(t)
+            }
+        }
+        takes = kept
+        return finished
+    }
+
+    /// Status of every take as JSON objects.
+    var statusJSON: JSONValue {
+        .array(takes.map { t in
+            let s = t.recorder.status
+            var o: [String: JSONValue] = [
+                "path": .string(t.recorder.options.path), "source": .string(t.recorder.options.source), "state": .string(s.state.rawValue),
+                "seconds": .number((s.seconds * 1000).rounded() / 1000), "frames": .number(Double(s.frames)), "fileBytes": .number(Double(s.fileBytes)),
+                "ringFill": .number((s.ringFill * 1000).rounded() / 1000), "overruns": .number(Double(s.overruns)),
+                "droppedFrames": .number(Double(s.droppedFrames)), "xruns": .number(Double(s.xruns)), "markers": .number(Double(s.markers)),
+            ]
+            if let e = s.error { o["error"] = .string(e) }
+            return .object(o)
+        })
+    }
+
+    /// Handles one `record …` command (the words after "record"); false if it is not one.
+    func handle(_ words: [String]) -> Bool {
+        guard let verb = words.first else {
+            // `record` alone: start armed takes.
+            for t in takes { t.recorder.record() }
+            say(takes.isEmpty ? "no take is armed (record start FILE)" : "recording: " + takes.map(\.recorder.options.path).joined(separator: ", "))
+            return true
+        }
+        let rest = Array(words.dropFirst())
+        switch verb {
+        case "start":
+            guard let path = rest.first else { fail("record start FILE [master|inputs]"); return true }
+            let sourceWord = rest.count > 1 ? rest[1] : "master"
+            let source: JackHost.RecordSource
+            switch sourceWord {
+            case "master", "outputs": source = .outputs
+            case "inputs", "dry": source = .inputs
+            default: fail("record start \(path) \(sourceWord): the source is master or inputs"); return true
+            }
+            do { try start(path: path, source: source); say("recording: \(path) (\(sourceWord))") } catch { fail(error.description) }
+        case "stop": stop(rest.first)
+        case "pause": takes.forEach { $0.recorder.pause() }; say("paused")
+        case "resume": takes.forEach { $0.recorder.resume() }; say("resumed")
+        case "marker":
+            let label = rest.joined(separator: " ")
+            takes.forEach { $0.recorder.marker(label.isEmpty ? "marker" : label) }
+            say("marker" + (label.isEmpty ? "" : ": \(label)"))
+        case "discard": discard(rest.first)
+        case "status": say("record: " + statusJSON.jsonText)
+        default: return false
+        }
+        return true
+    }
+}
