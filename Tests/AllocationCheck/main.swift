@@ -82,6 +82,31 @@ do {
     print("Resamplers (spectral high, polyphase high, fast; 44.1→48 and 96→48 kHz): 2000 calls of \(drill.framesPerBlock) frames: \(mallocs) allocations, \(frees) frees")
     if mallocs != 0 || frees != 0 { failed = true }
 }
+// Recording: the audio thread's side of a take (`RecordingTap.capture`) with the ring
+// drained between measured windows (the disk thread's job live), and on a ring nobody
+// drains (every capture an overrun: the gap path).
+do {
+    let tap = RecordingTap(channelCount: 2, frames: 48_000), full = RecordingTap(channelCount: 2, frames: 512)
+    tap.setEnabled(true); full.setEnabled(true)
+    let frames = 256
+    let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
+    for b in buffers { b.initialize(repeating: 0.25, count: frames) }
+    let channels = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
+    channels[0] = buffers[0]; channels[1] = buffers[1]
+    var mallocs = 0, frees = 0
+    for _ in 0..<100 {
+        MallocInterposerSwift.hook()
+        let before = MallocInterposerSwift.getStatistics()
+        for _ in 0..<100 { tap.capture(channels, frameCount: frames); full.capture(channels, frameCount: frames) }
+        let after = MallocInterposerSwift.getStatistics()
+        MallocInterposerSwift.unhook()
+        mallocs += after.mallocCount - before.mallocCount; frees += after.freeCount - before.freeCount
+        tap.consume(tap.framesWaiting)
+    }
+    print("Recording taps (a drained ring and a full one: \(full.overruns) overrun, \(full.droppedFrames) frames dropped): 2 x 10000 captures of \(frames) frames: \(mallocs) allocations, \(frees) frees")
+    if mallocs != 0 || frees != 0 || full.droppedFrames == 0 { failed = true }
+    tap.deallocate(); full.deallocate(); buffers.forEach { $0.deallocate() }; channels.deallocate()
+}
 MallocInterposerSwift.hook()
 let before = MallocInterposerSwift.getStatistics()
 let probe = UnsafeMutablePointer<Float>.allocate(capacity: 1000)

@@ -124,19 +124,37 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
                                 host: HostServices(plugins: PluginHost.loader),
                                 cycleHooks: .init(enter: enter, exit: timbre_rtsan_realtime_exit))
         try host.activate()
+        // Recording on: the master and the dry input into takes (paused, resumed, marked),
+        // and a ring nobody drains (every cycle an overrun).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-rtsan-\(getpid())-\(phase.count)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let master = try TakeRecorder(.init(path: folder + "/master.wav", format: .wav, encoding: .float, sampleRate: host.jack.sampleRate, channelCount: 2))
+        let dry = try TakeRecorder(.init(path: folder + "/dry.w64", format: .w64, encoding: .pcm24, sampleRate: host.jack.sampleRate, channelCount: 1))
+        let stuck = RecordingTap(channelCount: 2, frames: 512)
+        stuck.setEnabled(true)
+        let slots = [try host.attach(master.tap, source: .outputs), try host.attach(dry.tap, source: .inputs), try host.attach(stuck, source: .outputs)]
+        master.record(); dry.record()
         let interpreter = EveryNodePresets.interpreter(host.engine)
         var edits = 0
         let start = Date()
         while Date().timeIntervalSince(start) < 4 {
             try edit(interpreter, edits)
             edits += 1
+            if edits == 100 { master.pause(); master.marker("paused") }
+            if edits == 200 { master.resume() }
             _ = host.pollEvents()
             usleep(5000)
         }
         let cycles = host.cycles
+        let takes = [master.stop(), dry.stop()]
+        for k in slots { host.detach(slot: k) }
         host.close()
         _ = host.pollEvents()
-        print("RealtimeSanitizer (\(phase)): \(cycles) JACK process cycles in realtime sections with \(edits) concurrent edits; no violations")
+        print("RealtimeSanitizer (\(phase)): \(cycles) JACK process cycles in realtime sections with \(edits) concurrent edits and 3 recording taps"
+              + " (takes of \(takes[0].frames) and \(takes[1].frames) frames, \(stuck.overruns) overrun on the undrained ring); no violations")
+        stuck.deallocate()
+        if takes.contains(where: { $0.frames < 48_000 || $0.error != nil }) { print("RealtimeSanitizer (JACK): a take failed"); exit(1) }
         if cycles < 100 { print("RealtimeSanitizer (JACK): too few cycles ran"); exit(1) }
     }
 } else {

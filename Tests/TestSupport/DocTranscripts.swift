@@ -12,8 +12,8 @@ public struct DocTranscript: Sendable {
         public var shown: [String]
         /// True when the page shows an error (`timbre: error: …`), so the command must fail.
         public var showsError: Bool { shown.contains { $0.hasPrefix("timbre: error:") } }
-        /// A `timbre live` session (run under a JACK server, not by the plain CLI test).
-        public var isLive: Bool { command.hasPrefix("timbre live") }
+        /// A `timbre live` or `timbre record` session (run under a JACK server, not by the plain CLI test).
+        public var isLive: Bool { command.hasPrefix("timbre live") || command.hasPrefix("timbre record") }
     }
 
     public var page: String
@@ -125,6 +125,8 @@ public enum DocFixtures {
         let take = FileManager.default.contents(atPath: d + "/takes/take1.wav") ?? Data()
         let header = take.range(of: Data("data".utf8)).map { take[..<$0.lowerBound] } ?? take.prefix(36)
         _ = FileManager.default.createFile(atPath: d + "/takes/broken.wav", contents: header)
+        // What a recorder killed mid-write leaves: sox's header announces ~2 GiB.
+        _ = try ProcessRunner.run("/bin/sh", ["-c", "cd '\(d)' && (sox -n -r 48000 -c 2 -b 24 crashed.wav synth 600 sine 440 & p=$!; sleep 0.2; kill -9 $p; wait $p) 2>/dev/null; true"])
         write("notes.wav", "These are my notes, not audio.\n")
         write("vocal.json", #"{"version": 1, "name": "vocal", "chain": [{"type": "eq", "bands": [{}, {}, {}, {"frequency": 3000, "gain": 25}]}]}"#)
         write("my.json", #"{"version": 1, "name": "mine", "chain": [{"type": "highpass", "frequency": 80}, {"type": "peak", "frequency": 3000, "gain": 2}]}"#)

@@ -71,6 +71,29 @@ import TimbreTestSupport
         #expect(cues.count == 1 && cues.first?.frame == Int64(markers.first?["frame"] as? Int ?? -1))
     }
 
+    /// Every container a take can be: 1 s of a known signal with `--duration 1` gives exactly
+    /// 48,000 frames equal to what was sent (float; FLAC at 24 bits, within one step).
+    @Test(arguments: [("w64", "float"), ("caf", "float"), ("aiff", "float"), ("flac", "pcm24"), ("rf64", "float")])
+    func everyContainer(ext: String, encoding: String) throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = Self.tempDir()
+        let n = 96_000
+        let signal = [LiveJackTests.noise(n, seed: 61), LiveJackTests.noise(n, seed: 62)]
+        let player = try TapClient(name: "src", channels: 2, player: true, signal: signal, length: n)
+        player.start()
+        #expect(ProcessRunner.wait(timeout: 10) { player.position > 4800 })
+        let rec = try Self.record(["-o", "t.\(ext)", "--inputs", "src:out_1,src:out_2", "--encoding", encoding, "--duration", "1"], cwd: d)
+        #expect(rec.waitForExit(timeout: 15) == 0, "stderr: \(rec.errors)")
+        let take = try Self.read(d + "/t.\(ext)")
+        let probe = Array(take[0][0..<64])
+        let k = (0...(n - 64)).first { i in (0..<64).allSatisfy { abs(signal[0][i + $0] - probe[$0]) <= 1.2e-7 } }
+        var worst: Float = .infinity
+        if let k, k + 48_000 <= n { worst = 0; for c in 0..<2 { for i in 0..<48_000 { worst = max(worst, abs(take[c][i] - signal[c][k + i])) } } }
+        print("\(ext) \(encoding): \(take[0].count) frames, worst difference from the signal \(worst)")
+        #expect(take[0].count == 48_000 && worst <= (encoding == "float" ? 0 : 1.2e-7))
+    }
+
     /// Pre-roll: the client records into memory from the start; `record` 1.5 s into a 4 s
     /// signal makes a take that begins exactly 1 s earlier (sidecar: 48,000 pre-roll frames)
     /// and is one unbroken, exact slice of the signal. `--duration 1` then gives exactly
