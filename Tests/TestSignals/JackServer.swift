@@ -7,16 +7,16 @@ public final class JackServer {
     public let process: Process
     nonisolated(unsafe) static var counter = 0
 
-    /// Starts `jackd` (dummy backend, 48 kHz, `bufferSize`-frame periods) named
+    /// Starts `jackd` (dummy backend, `rate` Hz, `bufferSize`-frame periods) named
     /// `<prefix>-<pid>-<n>` and waits until it answers (`jack_wait`).
-    public init(bufferSize: Int = 256, prefix: String = "timbre-test") throws {
+    public init(bufferSize: Int = 256, rate: Int = 48_000, prefix: String = "timbre-test") throws {
         Self.counter += 1
         name = "\(prefix)-\(getpid())-\(Self.counter)"
         setenv("JACK_DEFAULT_SERVER", name, 1)
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["--no-realtime", "--sync", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(bufferSize)"]
+        process.arguments = ["--no-realtime", "--sync", "-n", name, "-d", "dummy", "-r", "\(rate)", "-p", "\(bufferSize)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

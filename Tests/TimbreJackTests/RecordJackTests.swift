@@ -94,6 +94,45 @@ import TimbreTestSupport
         #expect(take[0].count == 48_000 && worst <= (encoding == "float" ? 0 : 1.2e-7))
     }
 
+    /// Load: `timbre live` with 32 inputs at 96 kHz (256-frame periods) records its dry inputs
+    /// as float for 60 s — 12.3 MB/s — with noise on all 32 inputs from a second client:
+    /// no overrun, exactly 60 s of frames, and JACK's DSP load with and without recording
+    /// (10 s of `status` each) side by side.
+    @Test func thirtyTwoChannelsAt96kHzFor60Seconds() throws {
+        let server = try JackServer(bufferSize: 256, rate: 96_000)
+        defer { server.stop() }
+        let d = Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let n = 96_000
+        let noise = (0..<32).map { LiveJackTests.noise(n, seed: UInt64(100 + $0)) }
+        let player = try TapClient(name: "src", channels: 32, player: true, signal: noise, length: n)
+        let live = try LiveProcess(["--preset", "flat", "--name", "big", "--inputs", "32", "--outputs", "32",
+                                    "--connect-inputs", (1...32).map { "src:out_\($0)" }.joined(separator: ",")], cwd: d)
+        #expect(live.waitForLine(timeout: 15) { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        player.start()
+        func load(seconds: Int) throws -> [Double] {
+            var loads: [Double] = []
+            for _ in 0..<seconds { usleep(1_000_000); loads.append(try live.status()["dspLoadPercent"] as? Double ?? .nan) }
+            return loads
+        }
+        let idle = try load(seconds: 10)
+        live.send("record start big.wav inputs")
+        #expect(live.waitForLine { $0.hasPrefix("recording: big.wav") } != nil, "stderr: \(live.errors)")
+        let busy = try load(seconds: 10)
+        usleep(50_000_000)
+        let mark = live.output.count
+        live.send("record stop")
+        let stopped = live.waitForLine(timeout: 20, after: mark) { $0.hasPrefix("stopped: big.wav") } ?? "none"
+        let side = Self.sidecar(d + "/big.wav")
+        let frames = side["frames"] as? Int ?? 0, overruns = (side["overruns"] as? [Any])?.count ?? -1
+        let mean = { (x: [Double]) in x.reduce(0, +) / Double(x.count) }
+        print(String(format: "32 ch at 96 kHz, float: %@; %d frames (%.2f s), %d overruns; JACK DSP load %.2f %% without recording, %.2f %% recording (means of 10 s, max %.2f / %.2f)",
+                     stopped, frames, Double(frames) / 96_000, overruns, mean(idle), mean(busy), idle.max() ?? 0, busy.max() ?? 0))
+        #expect(overruns == 0 && frames >= 60 * 96_000)
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 10) == 0)
+    }
+
     /// Pre-roll: the client records into memory from the start; `record` 1.5 s into a 4 s
     /// signal makes a take that begins exactly 1 s earlier (sidecar: 48,000 pre-roll frames)
     /// and is one unbroken, exact slice of the signal. `--duration 1` then gives exactly
