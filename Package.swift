@@ -68,6 +68,8 @@ let package = Package(
                           path: "Examples/ChangeRate"),
         .executableTarget(name: "TwoChannelsExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbreControl"],
                           path: "Examples/TwoChannels"),
+        .executableTarget(name: "KaraokeExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack"],
+                          path: "Examples/Karaoke"),
         // Test helpers: signals, fits, tolerance tables and processes (DSP level), and the
         // engine-level fixtures on top, so each test module depends only on what it tests.
         .target(name: "TimbreTestSignals", dependencies: ["TimbreDSP"], path: "Tests/TestSignals"),

@@ -133,6 +133,31 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 10) == 0)
     }
 
+    /// Examples/Karaoke under jackd: a second client sings (noise) into its input; after 3 s it
+    /// has written the processed mix (stereo) and the dry voice, 144,000 frames each, the dry
+    /// take equal to what was sung, the mix louder than silence where the backing plays.
+    @Test func karaokeExampleWritesTheMixAndTheDryVoice() throws {
+        let example = URL(fileURLWithPath: ProcessRunner.timbreBinary).deletingLastPathComponent().appendingPathComponent("KaraokeExample").path
+        guard FileManager.default.isExecutableFile(atPath: example) else { Issue.record("\(example) is not built"); return }
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = Self.tempDir()
+        let n = 240_000
+        let voice = LiveJackTests.noise(n, seed: 71)
+        let singer = try TapClient(name: "singer", channels: 1, player: true, signal: [voice], length: n)
+        singer.start()
+        let r = try ProcessRunner.run(example, ["3", d], environment: ["KARAOKE_VOICE_PORT": "singer:out_1"])
+        print("KaraokeExample: \(r.stdout.split(separator: "\n").joined(separator: " | ")) \(r.stderr.prefix(200))")
+        #expect(r.status == 0)
+        let mix = try Self.read(d + "/karaoke-mix.wav"), dry = try Self.read(d + "/karaoke-voice-dry.wav")
+        #expect(mix.count == 2 && mix[0].count == 144_000 && dry.count == 1 && dry[0].count == 144_000)
+        let probe = Array(dry[0][1000..<1064])
+        let k = (0...(n - 64)).first { voice[$0] == probe[0] && Array(voice[$0..<($0 + 64)]) == probe }
+        #expect(k != nil, "the dry take is the voice sent")
+        if let k, k >= 1000, k - 1000 + 143_000 <= n { #expect(Array(dry[0][1000..<144_000]) == Array(voice[(k)..<(k + 143_000)])) }
+        #expect((mix[0].map { abs($0) }.max() ?? 0) > 0.05)
+    }
+
     /// Pre-roll: the client records into memory from the start; `record` 1.5 s into a 4 s
     /// signal makes a take that begins exactly 1 s earlier (sidecar: 48,000 pre-roll frames)
     /// and is one unbroken, exact slice of the signal. `--duration 1` then gives exactly
