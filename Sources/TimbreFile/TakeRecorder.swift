@@ -1,13 +1,13 @@
 import Foundation
 import TimbreEngine
 
-/// A recording: the audio thread fills a ``RecordingTap`` (a lock-free ring of at least 4 s),
-/// a disk thread of this object empties it into a ``TakeFile`` — AVAudioRecorder's record,
+/// A recording: the audio thread fills a `RecordingTap` (a lock-free ring of at least 4 s),
+/// a disk thread of this object empties it into a `TakeFile` — AVAudioRecorder's record,
 /// pause, stop, `deleteRecording` (``discard()``) and `record(forDuration:)`, with
 /// jack_capture's pre-roll and overrun handling.
 ///
 /// Every command is placed on the stream's timeline: it takes effect at the tap's stream
-/// position when it was given (``RecordingTap/streamPosition``), so the disk thread, which
+/// position when it was given (`RecordingTap.streamPosition`), so the disk thread, which
 /// runs behind the audio thread, applies it at exactly that frame.
 ///
 /// - Pre-roll: from ``arm()`` on, the disk thread keeps the last `preRollSeconds` of the stream
@@ -20,7 +20,7 @@ import TimbreEngine
 /// - Markers and JACK xruns (``xrunCount``, polled) become cue points in WAV and RF64 files and
 ///   entries of the JSON sidecar (`<take>.json`), rewritten atomically every second.
 /// - Once a second the header is brought up to date and the data flushed (`fdatasync`): a
-///   crash loses at most the last second or two (see ``TakeFile``).
+///   crash loses at most the last second or two (see `TakeFile`).
 /// - A failed write (a full disk, a file made unwritable) stops the take: the file is closed
 ///   with its header set to every whole frame on disk, ``Status/error`` says why, and the host
 ///   goes on running.

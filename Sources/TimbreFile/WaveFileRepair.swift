@@ -9,8 +9,8 @@ import Foundation
 /// Sony Wave64: 16-byte GUIDs and 64-bit sizes that include the chunk's 24-byte header, chunks
 /// aligned to 8 bytes). The audio kept is every whole frame from the start of the data chunk
 /// to the end of the file (or to the next chunk, when a valid one follows the declared data):
-/// a partial last frame is left out. Nothing is written here; ``repaired()`` returns the fixed
-/// bytes of the header and the range of the file to copy after it.
+/// a partial last frame is left out. Reading writes nothing; ``repairedHeader()`` gives the
+/// fixed header and ``write(to:)`` writes the repaired file.
 public struct WaveFileRepair: Sendable {
     public enum Container: String, Sendable { case wav = "WAV", rf64 = "RF64", w64 = "W64" }
 

@@ -38,9 +38,10 @@ struct LiveCommand: ParsableCommand {
           meters                         /timbre/meters
               the meter and loudness nodes' values as JSON (OSC replies go to the
               sender)
-          record start <file> [master|inputs]
+          record start <file> [master|inputs|<channel>]
                                          /timbre/record s "start" s s
-              record the output (master) or the dry inputs; several takes may run
+              record the output (master), the dry inputs, or a channel's or
+              group's bus of a graph; several takes may run
           record stop|pause|resume|marker [label]|discard|status
                                          /timbre/record s …
           quit

@@ -87,7 +87,7 @@ struct RecordCommand: ParsableCommand {
 
         let session = TakeSession(host: host, say: say, fail: reportError)
         session.ringSeconds = ring
-        let source: JackHost.RecordSource = preset == nil || dry ? .inputs : .outputs
+        let source: TakeSession.Source = preset == nil || dry ? .inputs : .master
         let take: TakeRecorder
         do {
             take = try session.start(path: output, source: source, format: format, encoding: encoding, preRollSeconds: preRoll,

@@ -9,8 +9,16 @@ import TimbreJack
 final class TakeSession {
     struct Take {
         let recorder: TakeRecorder
-        let slot: Int
-        var reportedError = false
+        /// The host's recording slot (master, inputs), or the channel or group whose bus it taps.
+        let slot: Int?
+        let bus: String?
+    }
+
+    /// What a take records.
+    enum Source: Equatable {
+        case master, inputs
+        /// A channel's or group's bus of a graph preset (after its chain and pan).
+        case bus(String)
     }
 
     let host: JackHost
@@ -27,7 +35,7 @@ final class TakeSession {
     /// Opens a take of `path` listening to `source`; with `preRoll` > 0 it is armed (waiting
     /// for `record`), otherwise it records at once.
     @discardableResult
-    func start(path: String, source: JackHost.RecordSource, channels: Int? = nil, format: String? = nil, encoding: String? = nil,
+    func start(path: String, source: Source, channels: Int? = nil, format: String? = nil, encoding: String? = nil,
                preRollSeconds: Double = 0, durationSeconds: Double? = nil, armed: Bool = false) throws(CLIError) -> TakeRecorder {
         let fmt: SoundFileFormat
         if let format {
@@ -48,9 +56,22 @@ final class TakeSession {
         } else {
             enc = defaultEncoding.flatMap { fmt.encodings.contains($0) ? $0 : nil } ?? fmt.encodings[0]
         }
-        let ports = source == .inputs ? host.inputPortNames.count : host.outputPortNames.count
+        let ports: Int
+        switch source {
+        case .inputs: ports = host.inputPortNames.count
+        case .master: ports = host.outputPortNames.count
+        case .bus(let id):
+            ports = 2
+            guard case .graph(let g) = host.engine.preset.form, (g.channels.map(\.id) + g.groups.map(\.id)).contains(id) else {
+                throw .usage("record start \(path) \(id): the source is master, inputs, or a channel or group of the graph preset")
+            }
+        }
         var options = TakeRecorder.Options(path: path, format: fmt, encoding: enc, sampleRate: host.jack.sampleRate, channelCount: channels ?? ports)
-        options.source = source == .inputs ? "inputs" : "master"
+        switch source {
+        case .inputs: options.source = "inputs"
+        case .master: options.source = "master"
+        case .bus(let id): options.source = id
+        }
         options.preRollSeconds = preRollSeconds
         options.ringSeconds = ringSeconds
         if let d = durationSeconds { options.durationFrames = Int((d * Double(host.jack.sampleRate)).rounded()) }
@@ -58,14 +79,29 @@ final class TakeSession {
         do { recorder = try TakeRecorder(options) } catch { throw .io(error.description) }
         let jack = host
         recorder.xrunCount = { jack.xruns }
-        let slot: Int
-        do { slot = try host.attach(recorder.tap, source: source) } catch {
+        var slot: Int?, bus: String?
+        do {
+            switch source {
+            case .inputs: slot = try host.attach(recorder.tap, source: .inputs)
+            case .master: slot = try host.attach(recorder.tap, source: .outputs)
+            case .bus(let id): try host.engine.setBusTap(recorder.tap, bus: id); bus = id
+            }
+        } catch {
             recorder.discard()
             throw .io("\(path): \(error)")
         }
-        takes.append(Take(recorder: recorder, slot: slot))
+        takes.append(Take(recorder: recorder, slot: slot, bus: bus))
         if preRollSeconds > 0 || armed { recorder.arm() } else { recorder.record() }
         return recorder
+    }
+
+    /// Takes whose tap the audio thread may still hold (kept, never freed).
+    private var stranded: [TakeRecorder] = []
+
+    /// Lets go of a finished take's tap: the slot or the bus's plan step.
+    private func release(_ t: Take) {
+        if let slot = t.slot { host.detach(slot: slot) }
+        if let bus = t.bus, !host.engine.removeBusTap(bus: bus) { stranded.append(t.recorder) }
     }
 
     /// Stops every take whose path is `path` (all when nil) and prints what each holds.
@@ -74,7 +110,7 @@ final class TakeSession {
         for t in takes {
             guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
             let s = t.recorder.stop()
-            host.detach(slot: t.slot)
+            release(t)
             report(t.recorder, s, verb: "stopped")
         }
         takes = kept
@@ -85,7 +121,7 @@ final class TakeSession {
         for t in takes {
             guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
             t.recorder.discard()
-            host.detach(slot: t.slot)
+            release(t)
             say("discarded: \(t.recorder.options.path)")
         }
         takes = kept
@@ -109,7 +145,7 @@ final class TakeSession {
             let s = t.recorder.status
             if s.state == .stopped || s.state == .failed {
                 let final = t.recorder.stop()
-                host.detach(slot: t.slot)
+                release(t)
                 report(t.recorder, final, verb: s.state == .failed ? "failed" : "finished")
                 finished = true
             } else {
@@ -131,6 +167,7 @@ final class TakeSession {
                 "droppedFrames": .number(Double(s.droppedFrames)), "xruns": .number(Double(s.xruns)), "markers": .number(Double(s.markers)),
             ]
             if let e = s.error { o["error"] = .string(e) }
+            o["meters"] = host.engine.meters
             return .object(o)
         })
     }
@@ -146,13 +183,13 @@ final class TakeSession {
         let rest = Array(words.dropFirst())
         switch verb {
         case "start":
-            guard let path = rest.first else { fail("record start FILE [master|inputs]"); return true }
+            guard let path = rest.first else { fail("record start FILE [master|inputs|<channel or group id>]"); return true }
             let sourceWord = rest.count > 1 ? rest[1] : "master"
-            let source: JackHost.RecordSource
+            let source: Source
             switch sourceWord {
-            case "master", "outputs": source = .outputs
+            case "master", "outputs": source = .master
             case "inputs", "dry": source = .inputs
-            default: fail("record start \(path) \(sourceWord): the source is master or inputs"); return true
+            default: source = .bus(sourceWord)
             }
             do { try start(path: path, source: source); say("recording: \(path) (\(sourceWord))") } catch { fail(error.description) }
         case "stop": stop(rest.first)

@@ -133,6 +133,44 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 10) == 0)
     }
 
+    /// A channel's bus as the source (`record start voice.wav voice`): a graph whose `voice`
+    /// channel takes inputs 1–2 through a −6.0206 dB gain, beside a `music` channel; the take is
+    /// the voice bus — 0.5 × what was sent, within one 24-bit step — and the music is not in it.
+    /// Stopping removes the tap with a plan swap; the host keeps playing.
+    @Test func liveRecordsAChannelBus() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = Self.tempDir()
+        let json = #"{"version": 1, "name": "bus", "graph": {"channels": [{"id": "voice", "input": [0, 1], "chain": [{"type": "gain", "gain": -6.020599913279624}]}, {"id": "music", "input": [2, 3]}], "master": {"chain": []}}}"#
+        let live = try LiveProcess(["--preset", LiveJackTests.writePreset(json), "--name", "tl", "--inputs", "4"], cwd: d)
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let n = 96_000
+        let signal = (0..<4).map { LiveJackTests.noise(n, seed: UInt64(80 + $0)) }
+        let player = try TapClient(name: "src", channels: 4, player: true, signal: signal, length: n)
+        for k in 0..<4 { try player.jack.connect(player.portNames[k], "tl:in_\(k + 1)") }
+        live.send("record start nowhere.wav drums")
+        #expect(ProcessRunner.wait(timeout: 5) { live.errors.contains("drums") }, "an unknown bus is named: \(live.errors)")
+        live.send("record start voice.wav voice")
+        #expect(live.waitForLine { $0.hasPrefix("recording: voice.wav (voice)") } != nil, "stderr: \(live.errors)")
+        player.start()
+        #expect(player.waitUntilDone(timeout: 20))
+        usleep(200_000)
+        let mark = live.output.count
+        live.send("record stop")
+        #expect(live.waitForLine(after: mark) { $0.hasPrefix("stopped: voice.wav") } != nil, "stderr: \(live.errors)")
+        #expect(!FileManager.default.fileExists(atPath: d + "/nowhere.wav") && live.errors.contains("drums"), "an unknown bus is refused: \(live.errors)")
+        let take = try Self.read(d + "/voice.wav")
+        guard let a = take[0].firstIndex(where: { $0 != 0 }), a + n <= take[0].count else { Issue.record("empty take"); return }
+        var worst: Float = 0
+        for c in 0..<2 { for i in 0..<n { worst = max(worst, abs(take[c][a + i] - 0.5 * signal[c][i])) } }
+        print("channel bus take: 0.5 x the voice inputs within \(worst) (pcm24), at frame \(a)")
+        #expect(worst <= 1.2e-7)
+        let status = try live.status()
+        #expect((status["takes"] as? [Any])?.isEmpty == true && (status["cycles"] as? Int ?? 0) > 0)
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// Examples/Karaoke under jackd: a second client sings (noise) into its input; after 3 s it
     /// has written the processed mix (stereo) and the dry voice, 144,000 frames each, the dry
     /// take equal to what was sung, the mix louder than silence where the backing plays.
@@ -230,8 +268,9 @@ import TimbreTestSupport
         kill(rec.process.processIdentifier, SIGKILL)
         _ = rec.waitForExit(timeout: 5)
         let opened = try Self.read(d + "/kill.wav")
-        print("SIGKILL after \(sent) frames sent: libsndfile opens \(opened[0].count) frames")
-        #expect(opened[0].count >= sent - 96_000, "at most 2 s lost")
+        let soxFrames = Int(try ProcessRunner.tool("soxi", ["-s", d + "/kill.wav"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        print("SIGKILL after \(sent) frames sent: libsndfile opens \(opened[0].count) frames, sox \(soxFrames)")
+        #expect(opened[0].count >= sent - 96_000 && soxFrames >= sent - 96_000, "at most 2 s lost")
         let r = try ProcessRunner.run(ProcessRunner.timbreBinary, ["repair", d + "/kill.wav", "-o", d + "/fixed.wav", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let info = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
@@ -243,6 +282,26 @@ import TimbreTestSupport
         guard let at = fixed[0].firstIndex(where: { $0 != 0 }) else { Issue.record("no signal"); return }
         let m = fixed[0].count - at
         #expect((0..<2).allSatisfy { c in Array(fixed[c][at...]) == Array(signal[c][0..<m]) }, "the recovered frames are the signal's")
+    }
+
+    /// SIGTERM and SIGINT finish the take like `stop`: exit 0, sizes right, sidecar "stopped".
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalFinishesTheTake(signal: Int32) throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = Self.tempDir()
+        let rec = try Self.record(["-o", "sig.wav", "--channels", "1", "--meters"], cwd: d)
+        #expect(rec.waitForLine { $0.hasPrefix("recording:") } != nil, "stderr: \(rec.errors)")
+        usleep(1_200_000)
+        let mark = rec.output.count
+        rec.send("status")
+        let line = rec.waitForLine(after: mark) { $0.hasPrefix("record: ") } ?? ""
+        #expect(line.contains("\"meters\":{\"output\"") && line.contains("\"ringFill\""), "status: \(line)")
+        kill(rec.process.processIdentifier, signal)
+        let status = rec.waitForExit(timeout: 10)
+        let repair = try WaveFileRepair(path: d + "/sig.wav")
+        print("signal \(signal): exit \(status.map(String.init) ?? "none"), \(repair.report)")
+        #expect(status == 0 && repair.isIntact && repair.frames > 48_000 && Self.sidecar(d + "/sig.wav")["state"] as? String == "stopped")
     }
 
     /// The JACK server killed mid-take: `timbre record` says so, closes the file (its sizes

@@ -84,6 +84,7 @@ package struct GraphLayout {
                 channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry)
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
                 add(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), key: "pan:\(ch.id)", base: base, channels: channels, segment: k)
+                if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
                 let target = groupIndex(ch).map(groupBase) ?? masterBase
                 junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
@@ -94,6 +95,7 @@ package struct GraphLayout {
             for (k, g) in graph.groups.enumerated() {
                 let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry)
                 guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
+                if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
                                           mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
                 add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))

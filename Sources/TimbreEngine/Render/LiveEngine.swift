@@ -160,6 +160,43 @@ public final class LiveEngine: @unchecked Sendable {
         document = newDocument
     }
 
+    // MARK: Takes of a bus
+
+    /// Starts copying the bus of channel or group `id` — after its chain and pan, before its
+    /// volume and mix — into `tap`, from the next plan on (a plan swap, so the audio thread never
+    /// waits). Throws when the preset is not a graph or has no such channel or group.
+    public func setBusTap(_ tap: RecordingTap, bus id: String) throws(PresetError) {
+        guard case .graph(let graph) = preset.form else {
+            throw PresetError(path: "graph", "recording a channel or group needs a graph preset (channels, groups, master)")
+        }
+        let ids = graph.channels.map(\.id) + graph.groups.map(\.id)
+        guard ids.contains(id) else {
+            throw PresetError(path: "graph", "no channel or group \"\(id)\" (here: \(ids.map { "\"\($0)\"" }.joined(separator: ", ")))")
+        }
+        registry.busTaps[id] = tap
+        do { try publish(preset, document: document) } catch {
+            registry.busTaps[id] = nil
+            throw error
+        }
+    }
+
+    /// Stops the take of bus `id`: publishes a plan without its tap, then waits (up to
+    /// `timeout` seconds, freeing handed-back plans) until the audio thread holds no plan that
+    /// has it. Returns true when the tap's memory may be freed; false if the audio thread did
+    /// not let go in time (it stopped running): then the tap must be kept.
+    public func removeBusTap(bus id: String, timeout: Double = 2) -> Bool {
+        guard registry.busTaps.removeValue(forKey: id) != nil else { return true }
+        guard (try? publish(preset, document: document)) != nil else { return false }
+        let current = UnsafeMutableRawPointer(plan.core)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            collectRetired()
+            if alive.keys.allSatisfy({ $0 == current }) { return true }
+            usleep(2_000)
+        }
+        return false
+    }
+
     /// Where `fuseNewcomersWhenFaded()` stands: the frame count at which the audio thread was
     /// first seen on a plan with unfused newcomers.
     var newcomersAdoptedAt: Int?

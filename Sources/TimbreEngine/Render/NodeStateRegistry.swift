@@ -26,6 +26,9 @@ public struct HostServices {
 /// restarting them. One registry, generic over the state's type.
 public final class NodeStateRegistry {
     private var states: [String: AnyObject] = [:]
+    /// Takes of a channel's or group's bus, by its id (``LiveEngine/setBusTap(_:bus:)``): the
+    /// plan compiles a `BusTapKernel` after that bus's chain for each.
+    package var busTaps: [String: RecordingTap] = [:]
     /// The host's services (players, plugins).
     public var services: HostServices
 
