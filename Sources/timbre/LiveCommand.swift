@@ -40,8 +40,8 @@ struct LiveCommand: ParsableCommand {
               sender)
           record start <file> [master|inputs|<channel>]
                                          /timbre/record s "start" s s
-              record the output (master), the dry inputs, or a channel's or
-              group's bus of a graph; several takes may run
+              record the output (master), the dry inputs, or a channel's or group's bus
+              of a graph; several takes may run
           record stop|pause|resume|marker [label]|discard|status
                                          /timbre/record s …
           quit

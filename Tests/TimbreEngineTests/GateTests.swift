@@ -88,4 +88,30 @@ import TimbreTestSupport
             #expect(try PresetRender.render(preset, input: [x], block: block, rate: Self.rate).output == reference, "block \(block)")
         }
     }
+
+    /// A key filter (`"sidechain": {"highpass": 2000}`): a gate at −30 dBFS stays shut for a
+    /// 100 Hz tone at −20 dBFS (the 12 dB/octave filter takes about 52 dB off it, far more
+    /// than the 10 dB it has over the threshold) and opens for a 5 kHz tone at the same level;
+    /// without the filter the 100 Hz tone opens it. The audio itself is not filtered: the open
+    /// gate passes the tone at 0 dB. At 8 kHz a band keyed on 4–10 kHz lies above the Nyquist
+    /// limit: the node is left out (the audio passes unchanged) rather than refused.
+    @Test func keyFilterDecidesWhatOpensTheGate() throws {
+        func level(_ hz: Double, sidechain: String?) throws -> Double {
+            let node = #"{"type": "gate", "threshold": -30, "range": 40, "attack": 0.5, "release": 20"# + (sidechain.map { #", "sidechain": \#($0)"# } ?? "") + "}"
+            let fs = Self.rate
+            let x: [Float] = (0..<Int(fs)).map { Float(0.1 * sin(2 * Double.pi * hz * Double($0) / fs)) }
+            let (out, _) = try PresetRender.render(try DynamicsTests.chain(node), input: [x], block: 256, rate: fs)
+            let half = Int(0.5 * fs)
+            var tail = 0.0, tailIn = 0.0
+            for i in half..<x.count { tail += Double(out[0][i]) * Double(out[0][i]); tailIn += Double(x[i]) * Double(x[i]) }
+            return 10 * log10(tail / tailIn)
+        }
+        let lowFiltered = try level(100, sidechain: #"{"highpass": 2000}"#), highFiltered = try level(5000, sidechain: #"{"highpass": 2000}"#)
+        let lowPlain = try level(100, sidechain: nil)
+        print(String(format: "gate keyed through a 2 kHz high-pass: 100 Hz at -20 dBFS %.2f dB, 5 kHz %.2f dB; without the filter 100 Hz %.2f dB", lowFiltered, highFiltered, lowPlain))
+        #expect(abs(lowFiltered - -40) < 0.1 && abs(highFiltered) < 0.01 && abs(lowPlain) < 0.01)
+        let x = Signals.noise(8000, amplitude: 0.1, seed: 3)
+        let (out, _) = try PresetRender.render(try DynamicsTests.chain(#"{"type": "gate", "threshold": -30, "sidechain": {"band": [4000, 10000]}}"#), input: [x], block: 256, rate: 8000)
+        #expect(out[0] == x)
+    }
 }

@@ -35,6 +35,8 @@ public struct Gate: @unchecked Sendable {
         /// Channels of an external key (another signal the host passes to
         /// ``Gate/process(_:key:frameCount:)``); nil: the input is its own key.
         public var externalKeyChannels: Int?
+        /// Sections run on a copy of the key that only the detector hears (none: the key as it is).
+        public var keyFilter: [BiquadCoefficients] = []
 
         public init(thresholdDB: Double = -50, ratio: Double = .infinity, rangeDB: Double = 60, attackSeconds: Double = 0.001,
                     holdSeconds: Double = 0.05, releaseSeconds: Double = 0.1, hysteresisDB: Double = 3, link: Double = 1) {
@@ -53,6 +55,17 @@ public struct Gate: @unchecked Sendable {
     }
 
     public let settings: Settings
+    /// The settings the render loop reads (`settings` holds an array: reading it retains).
+    let law: StaticLaw
+    struct StaticLaw {
+        let thresholdDB: Double, ratio: Double, rangeDB: Double, hysteresisDB: Double
+        @inline(__always) func gainDB(_ x: Double, wasOpen: Bool) -> Double {
+            let t = wasOpen ? thresholdDB - hysteresisDB : thresholdDB
+            if x >= t { return 0 }
+            if ratio.isInfinite { return -rangeDB }
+            return max(-rangeDB, (x - t) * (ratio - 1))
+        }
+    }
     public let channelCount: Int
     public let maximumBlockFrames: Int
     let attack: Double, release: Double, holdFrames: Int, link: Double
@@ -63,10 +76,15 @@ public struct Gate: @unchecked Sendable {
     /// Per channel `maximumBlockFrames`: the gains of the last block.
     let gains: UnsafeMutablePointer<Float>
     let levels: UnsafeMutablePointer<Double>
+    /// With a key filter: the filtered copy of the key (`maximumBlockFrames` per key channel).
+    let keyCascade: BiquadCascade?
+    let keyScratch: UnsafeMutablePointer<Float>
+    let keyPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
         self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
+        law = StaticLaw(thresholdDB: settings.thresholdDB, ratio: settings.ratio, rangeDB: settings.rangeDB, hysteresisDB: settings.hysteresisDB)
         attack = settings.attackSeconds > 0 ? exp(-1 / (settings.attackSeconds * sampleRate)) : 0
         release = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
         holdFrames = Int((settings.holdSeconds * sampleRate).rounded())
@@ -78,14 +96,23 @@ public struct Gate: @unchecked Sendable {
         levels = .allocate(capacity: keyCount)
         levels.initialize(repeating: -400, count: keyCount)
         state.initialize(repeating: 0, count: 3 * channelCount)
+        keyCascade = settings.keyFilter.isEmpty ? nil : BiquadCascade(sections: settings.keyFilter, channelCount: keyCount)
+        let scratchFrames = settings.keyFilter.isEmpty ? 1 : maximumBlockFrames
+        keyScratch = .allocate(capacity: keyCount * scratchFrames)
+        keyScratch.initialize(repeating: 0, count: keyCount * scratchFrames)
+        keyPointers = .allocate(capacity: keyCount)
+        for k in 0..<keyCount { keyPointers[k] = keyScratch + k * scratchFrames }
         reset()
     }
 
-    public func deallocate() { state.deallocate(); gains.deallocate(); levels.deallocate() }
+    public func deallocate() {
+        state.deallocate(); gains.deallocate(); levels.deallocate(); keyScratch.deallocate(); keyPointers.deallocate(); keyCascade?.deallocate()
+    }
 
     /// Back to silence: closed, at full reduction (a gate starts shut, as hardware does).
     public func reset() {
-        for c in 0..<channelCount { state[3 * c] = -settings.rangeDB; state[3 * c + 1] = 0; state[3 * c + 2] = 0 }
+        for c in 0..<channelCount { state[3 * c] = -law.rangeDB; state[3 * c + 1] = 0; state[3 * c + 2] = 0 }
+        keyCascade?.reset()
     }
 
     /// Continues `previous`'s gains, open/closed state and hold (a plan swap).
@@ -94,6 +121,9 @@ public struct Gate: @unchecked Sendable {
     #endif
     public func continueFrom(_ previous: Gate) {
         for k in 0..<(3 * min(channelCount, previous.channelCount)) { state[k] = previous.state[k] }
+        if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
+            keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
+        }
     }
 
     /// Sets NaN and infinity in the state back to a closed gate. Real-time safe.
@@ -101,6 +131,7 @@ public struct Gate: @unchecked Sendable {
     @_noLocks
     #endif
     public func clearNonFinite() {
+        if let keyCascade, keyCascade.hasNonFiniteState { keyCascade.reset() }
         for k in 0..<(3 * channelCount) where !state[k].isFinite { reset(); return }
     }
 
@@ -121,8 +152,14 @@ public struct Gate: @unchecked Sendable {
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, key external: UnsafePointer<UnsafeMutablePointer<Float>>?,
                         frameCount: Int) {
-        let key = external ?? channels
-        let s = settings, link = link, attack = attack, release = release, holdFrames = holdFrames, keyCount = keyCount
+        var key = external ?? channels
+        if let keyCascade {
+            // A filtered copy: the audio (and another bus's key) stay as they are.
+            for k in 0..<keyCount { let src = key[k], dst = keyPointers[k]; for i in 0..<frameCount { dst[i] = src[i] } }
+            keyCascade.process(keyPointers, frameCount: frameCount)
+            key = UnsafePointer(keyPointers)
+        }
+        let s = law, link = link, attack = attack, release = release, holdFrames = holdFrames, keyCount = keyCount
         for i in 0..<frameCount {
             var loudest = -400.0
             for k in 0..<keyCount {

@@ -8,12 +8,8 @@ import TimbreDSP
 
 /// The settings of a `compressor` or `deesser` node (times in ms, levels in dB).
 public struct CompressorSettings: NodeParameters {
-    /// What the detector hears: the input through a high-pass, a low-pass or a band (12 dB/octave edges).
-    public enum KeyFilter: Sendable, Equatable {
-        case highPass(hz: Double)
-        case lowPass(hz: Double)
-        case band(lowHz: Double, highHz: Double)
-    }
+    /// What the detector hears: the key through a high-pass, a low-pass or a band.
+    public typealias KeyFilter = SidechainFilter
 
     public var thresholdDB: Double = -20
     /// 1…100, or `.infinity` (a limiter's curve).
@@ -56,20 +52,9 @@ public struct CompressorSettings: NodeParameters {
         var s = Compressor.Settings(curve: CompressorCurve(thresholdDB: thresholdDB, ratio: ratio, kneeDB: kneeDB),
                                     attackSeconds: attackMs / 1000, releaseSeconds: releaseMs / 1000, makeupDB: makeupDB,
                                     detector: rmsWindowMs.map { .rms(windowSeconds: $0 / 1000) } ?? .peak, link: linkPercent / 100,
-                                    lookaheadSeconds: lookaheadMs / 1000, keyFilter: keySections(sampleRate: sampleRate))
+                                    lookaheadSeconds: lookaheadMs / 1000, keyFilter: keyFilter?.sections(sampleRate: sampleRate) ?? [])
         if keyChannel != nil { s.externalKeyChannels = 2 }  // a channel or group bus is stereo after its pan
         return s
-    }
-
-    func keySections(sampleRate: Double) -> [BiquadCoefficients] {
-        switch keyFilter {
-        case nil: []
-        case .highPass(let f): FilterDesign(type: .highPass, frequencyHz: f, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
-        case .lowPass(let f): FilterDesign(type: .lowPass, frequencyHz: f, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
-        case .band(let lo, let hi):
-            FilterDesign(type: .highPass, frequencyHz: lo, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
-                + FilterDesign(type: .lowPass, frequencyHz: hi, slopeDBPerOctave: 12).sections(sampleRate: sampleRate)
-        }
     }
 }
 
@@ -120,28 +105,9 @@ package enum CompressorNode: NodeDefinition {
         }
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
         if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
-        if let f = try o.optional("sidechain") { s.keyFilter = try decodeKey(f) }
+        if let f = try o.optional("sidechain") { s.keyFilter = try SidechainFilter.decode(f) }
         if let f = try o.optional("key") { s.keyChannel = try f.keyChannel() }
         return s
-    }
-
-    static func decodeKey(_ field: Field) throws(PresetError) -> CompressorSettings.KeyFilter? {
-        var o = try ObjectReader(field.value, path: field.path)
-        let hp = try o.optional("highpass"), lp = try o.optional("lowpass"), band = try o.optional("band")
-        try o.finish()
-        let given = [hp, lp, band].compactMap { $0 }
-        guard given.count <= 1 else { throw PresetError(path: field.path, "give one of \"highpass\", \"lowpass\" or \"band\"") }
-        if let hp { return .highPass(hz: try hp.number(in: ParameterRanges.frequencyHz, unit: "Hz")) }
-        if let lp { return .lowPass(hz: try lp.number(in: ParameterRanges.frequencyHz, unit: "Hz")) }
-        if let band {
-            let edges = try band.array()
-            guard edges.count == 2, case .number(let lo) = edges[0], case .number(let hi) = edges[1],
-                  ParameterRanges.frequencyHz.contains(lo), ParameterRanges.frequencyHz.contains(hi), lo < hi else {
-                throw PresetError(path: band.path, "expected [low, high] in Hz with 20 ≤ low < high ≤ 20000, found \(band.value.brief)")
-            }
-            return .band(lowHz: lo, highHz: hi)
-        }
-        return nil
     }
 
     package static func encode(_ s: CompressorSettings) -> [String: JSONValue] {
@@ -152,21 +118,14 @@ package enum CompressorNode: NodeDefinition {
         ]
         if let w = s.rmsWindowMs { o["detector"] = .string("rms"); o["window"] = .number(w) }
         if let k = s.keyChannel { o["key"] = .string(k) }
-        switch s.keyFilter {
-        case nil: if s.isDeEsser { o["sidechain"] = .object([:]) }
-        case .highPass(let f): o["sidechain"] = .object(["highpass": .number(f)])
-        case .lowPass(let f): o["sidechain"] = .object(["lowpass": .number(f)])
-        case .band(let lo, let hi): o["sidechain"] = .object(["band": .array([.number(lo), .number(hi)])])
-        }
+        if let k = s.keyFilter { o["sidechain"] = k.json } else if s.isDeEsser { o["sidechain"] = .object([:]) }
         return o
     }
 
     package static func lower(_ s: CompressorSettings, into node: inout NodeLowering) throws(PresetError) {
-        switch s.keyFilter {
-        case .highPass(let f), .lowPass(let f): try node.checkFrequency(f, at: node.path + ".sidechain")
-        case .band(let lo, let hi): try node.checkFrequency(lo, at: node.path + ".sidechain.band"); try node.checkFrequency(hi, at: node.path + ".sidechain.band")
-        case nil: break
-        }
+        // A key filter whose pass band lies above the Nyquist limit: the detector would hear
+        // nothing, so the node does nothing at this rate (SidechainFilter).
+        if let k = s.keyFilter, k.sections(sampleRate: node.sampleRate) == nil { return }
         let settings = s.kernelSettings(sampleRate: node.sampleRate)
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let keyBase = try node.keyBusBase(s.keyChannel)
@@ -188,12 +147,7 @@ package enum CompressorNode: NodeDefinition {
         var text = (s.isDeEsser ? "deesser" : "compressor") + String(format: " %.1f dB %@:1 knee %g dB, attack %g ms, release %g ms", s.thresholdDB, ratio, s.kneeDB, s.attackMs, s.releaseMs)
         if let w = s.rmsWindowMs { text += String(format: ", RMS %g ms", w) }
         if s.lookaheadMs > 0 { text += String(format: ", lookahead %g ms", s.lookaheadMs) }
-        switch s.keyFilter {
-        case .highPass(let f): text += String(format: ", key high-pass %g Hz", f)
-        case .lowPass(let f): text += String(format: ", key low-pass %g Hz", f)
-        case .band(let lo, let hi): text += String(format: ", key %g–%g Hz", lo, hi)
-        case nil: break
-        }
+        text += s.keyFilter?.summary ?? ""
         if let k = s.keyChannel { text += ", keyed by \(k)" }
         return text
     }

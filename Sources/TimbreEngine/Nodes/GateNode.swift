@@ -19,6 +19,8 @@ public struct GateSettings: NodeParameters {
     /// In a graph: the channel or group whose bus (after its chain and pan) the detector hears
     /// instead of the node's own input; it must be rendered earlier. nil: the input keys itself.
     public var keyChannel: String?
+    /// What the detector hears of the key: a high-pass, low-pass or band (`"sidechain"`).
+    public var keyFilter: SidechainFilter?
     /// Written as `expander` (and decoded with its defaults).
     public var isExpander = false
 
@@ -35,11 +37,12 @@ public struct GateSettings: NodeParameters {
         return s
     }
 
-    /// The kernel's settings.
-    public var kernelSettings: Gate.Settings {
+    /// The kernel's settings at `sampleRate`.
+    public func kernelSettings(sampleRate: Double) -> Gate.Settings {
         var s = Gate.Settings(thresholdDB: thresholdDB, ratio: ratio, rangeDB: rangeDB, attackSeconds: attackMs / 1000, holdSeconds: holdMs / 1000,
                               releaseSeconds: releaseMs / 1000, hysteresisDB: hysteresisDB, link: linkPercent / 100)
         if keyChannel != nil { s.externalKeyChannels = 2 }  // a channel or group bus is stereo after its pan
+        s.keyFilter = keyFilter?.sections(sampleRate: sampleRate) ?? []
         return s
     }
 }
@@ -76,6 +79,7 @@ package enum GateNode: NodeDefinition {
         if let f = try o.optional("hysteresis") { s.hysteresisDB = try f.number(in: Range.hysteresis, unit: "dB") }
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
         if let f = try o.optional("key") { s.keyChannel = try f.keyChannel() }
+        if let f = try o.optional("sidechain") { s.keyFilter = try SidechainFilter.decode(f) }
         return s
     }
 
@@ -85,15 +89,19 @@ package enum GateNode: NodeDefinition {
             "attack": .number(s.attackMs), "hold": .number(s.holdMs), "release": .number(s.releaseMs),
             "hysteresis": .number(s.hysteresisDB), "link": .number(s.linkPercent)]
         if let k = s.keyChannel { o["key"] = .string(k) }
+        if let f = s.keyFilter { o["sidechain"] = f.json }
         return o
     }
 
     package static func lower(_ s: GateSettings, into node: inout NodeLowering) throws(PresetError) {
-        let settings = s.kernelSettings
+        // A key filter whose pass band lies above the Nyquist limit: the detector would hear
+        // nothing (a gate would stay shut), so the node is left out at this rate (SidechainFilter).
+        if let k = s.keyFilter, k.sections(sampleRate: node.sampleRate) == nil { return }
+        let settings = s.kernelSettings(sampleRate: node.sampleRate)
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let keyBase = try node.keyBusBase(s.keyChannel)
         let reduction = try node.gainReductionState().recorder
-        node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels, keyBase], carriesState: true)) {
+        node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels, keyBase, settings.keyFilter.count], carriesState: true)) {
             GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
                      reduction: reduction, keyBase: keyBase)
         })
@@ -108,7 +116,7 @@ package enum GateNode: NodeDefinition {
         let ratio = s.ratio.isInfinite ? "inf" : String(format: "%g", s.ratio)
         return (s.isExpander ? "expander" : "gate") + String(format: " %.1f dB %@:1 range %g dB, attack %g ms, hold %g ms, release %g ms, hysteresis %g dB",
                                                               s.thresholdDB, ratio, s.rangeDB, s.attackMs, s.holdMs, s.releaseMs, s.hysteresisDB)
-            + (s.keyChannel.map { ", keyed by \($0)" } ?? "")
+            + (s.keyFilter?.summary ?? "") + (s.keyChannel.map { ", keyed by \($0)" } ?? "")
     }
 }
 

@@ -11,7 +11,7 @@ extension NodeSpec {
             return { curve.outputDB($0) + makeup }
         }
         if let g = kind.settings(as: GateSettings.self) {
-            let settings = g.kernelSettings
+            let settings = g.kernelSettings(sampleRate: 48_000)  // the static law does not depend on the rate
             return { $0 + settings.gainDB($0, wasOpen: false) }
         }
         if let l = kind.settings(as: LimiterSettings.self) {
