@@ -114,6 +114,32 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// Dynamics live: the shipped podcast-voice chain (high-pass, EQ, de-esser, RMS compressor,
+    /// true-peak limiter) under jackd equals the offline render sample for sample, its 143
+    /// frames of latency included (both aligned on their first non-zero sample); `set` on the
+    /// compressor's threshold is applied and `meters` carries each node's gain reduction.
+    @Test func dynamicsLiveEqualOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let live = try LiveProcess(["--preset", "podcast-voice", "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let signal = [Self.noise(96000, seed: 11), Self.noise(96000, seed: 12)].map { $0.map { $0 * 3.5 } }  // peaks near 0 dBFS: the limiter works
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
+        let json = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("Presets/podcast-voice.json"), encoding: .utf8)
+        let expected = try Self.offline(json, signal)
+        guard let got = Self.align(recorded, count: 90000), let want = Self.align(expected, count: 90000) else { Issue.record("nothing recorded"); return }
+        let worst = Self.worstDifference(got, want)
+        let status = try live.status()
+        let reductions = (status["meters"] as? [String: Any]).map { m in ["deesser", "leveler", "ceiling"].compactMap { (m[$0] as? [String: Any])?["maxGainReductionDB"] as? Double } } ?? []
+        print("JACK live podcast-voice vs offline: worst difference \(worst); latency \(status["latencyFrames"] ?? "?") frames; max gain reduction deesser/leveler/ceiling \(reductions)")
+        #expect(worst == 0 && status["latencyFrames"] as? Int == 143)
+        #expect(reductions.count == 3 && reductions.allSatisfy { $0 > 0 })
+        live.send("set leveler.threshold -40")
+        #expect(live.waitForLine { $0.hasPrefix("ok: set leveler.threshold") } != nil, "stderr: \(live.errors)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// Plugins live: LV2 (eg-amp as two mono instances) and LADSPA (swh amp) beside built-in
     /// nodes in `timbre live` under jackd: the recorded output equals the offline render bit for
     /// bit, `set amp.gain` reaches the plugin, and `status` reports each plugin's run time.
@@ -597,17 +623,19 @@ import TimbreTestSupport
     /// Latency through JACK: each port reports the connected ports' latency plus the plan's
     /// own, as `status` computes it from the plan: 0 frames for the plain preset, the pitch
     /// shifter's 6616 frames (at 48 kHz) for one with a `pitch` node, x42 dpl's 64 frames (its
-    /// LV2 latency port) for one with that plugin.
-    @Test(arguments: ["plain", "pitch", "plugin"])
+    /// LV2 latency port) for one with that plugin, the true-peak limiter's 143 frames (2 ms
+    /// lookahead + 47) for the shipped podcast-voice chain.
+    @Test(arguments: ["plain", "pitch", "plugin", "limiter"])
     func reportsLatencyThroughJack(kind: String) throws {
         let server = try JackServer()
         defer { server.stop() }
         let preset = switch kind {
         case "pitch": Self.writePreset(#"{"version": 1, "name": "shifted", "chain": [{"type": "pitch", "id": "p", "semitones": 3}]}"#)
         case "plugin": Self.writePreset(#"{"version": 1, "name": "limited", "chain": [{"type": "plugin", "id": "lim", "uri": "http://gareus.org/oss/lv2/dpl#stereo"}]}"#)
+        case "limiter": "podcast-voice"
         default: Self.writePreset()
         }
-        let expectedLatency = ["pitch": 6616, "plugin": 64][kind] ?? 0
+        let expectedLatency = ["pitch": 6616, "plugin": 64, "limiter": 143][kind] ?? 0
         let live = try LiveProcess(["--preset", preset, "--name", "tl", "--connect-outputs", "system:playback_1,system:playback_2"])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
         #expect(live.waitForLine { $0.contains("connected: tl:out_2 → system:playback_2") } != nil, "\(live.output)")
