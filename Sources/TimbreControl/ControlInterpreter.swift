@@ -6,7 +6,8 @@ import TimbreEngine
 /// it items and print what comes back.
 ///
 /// Every edit goes through `PresetDocumentEditor` and the strict preset decoder; a
-/// rejected item changes nothing.
+/// rejected item changes nothing. An `insert` or `load` naming a plugin file by path is
+/// refused (``ControlPolicy``): control messages load plugins only from the installed places.
 public final class ControlInterpreter {
     public enum Reply: Equatable, Sendable {
         /// Done; the text is the `ok: …` acknowledgement.
@@ -23,6 +24,9 @@ public final class ControlInterpreter {
     let loadDocument: (String) throws -> (JSONValue, String)
     /// Host fields for `status` (rate, buffer, xruns, ports …), merged over the engine's.
     let hostStatus: () -> [String: JSONValue]
+    /// Writes the running document for `save` (the host decides where it may go); returns
+    /// the path written. nil: this host cannot save.
+    public var saveDocument: ((JSONValue, String?) throws -> String)?
 
     public init(engine: LiveEngine, loadDocument: @escaping (String) throws -> (JSONValue, String),
                 hostStatus: @escaping () -> [String: JSONValue] = { [:] }) {
@@ -60,9 +64,14 @@ public final class ControlInterpreter {
         case .load(let path):
             let doc: JSONValue, label: String
             do { (doc, label) = try loadDocument(path) } catch { throw ControlError("\(error)") }
+            try ControlPolicy.refusePluginFilePaths(in: doc, what: label)
             do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
             return .ok("loaded \(label) (\(engine.preset.name))")
+        case .save(let path):
+            guard let saveDocument else { throw ControlError("save: this host has no preset file to save to") }
+            do { return .ok("saved \(try saveDocument(engine.document, path))") } catch { throw ControlError("save: \(error)") }
         case .insert(let position, let node):
+            try ControlPolicy.refusePluginFilePaths(in: node, what: "insert")
             try apply(try editor.inserting(node, at: position))
             return .ok("inserted at \(position)")
         case .remove(let node):

@@ -72,9 +72,11 @@ extension OSCMessage {
             return .seek(player: id, seconds: t)
         case ("/timbre/subscribe", 0): return .subscribe
         case ("/timbre/status", 0): return .status
+        case ("/timbre/save", 0): return .save(path: nil)
+        case ("/timbre/save", 1): return .save(path: try string(arguments[0], "the preset path"))
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/subscribe, /timbre/status, /timbre/meters)")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [s])")
         }
     }
 }

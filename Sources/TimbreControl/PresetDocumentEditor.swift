@@ -21,6 +21,7 @@ package struct PresetDocumentEditor: Sendable {
         let (target, rest) = try resolve(address)
         guard var relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
         var doc = document
+        if target == [.key("graph"), .key("master")], doc.value(at: target[...]) == nil, let d = doc.setting(target[...], to: .object([:])) { doc = d }
         // `eq` without `bands` means ten default bands: materialise them before editing one.
         if case .key("bands") = relative.first, doc.value(at: (target + [.key("bands")])[...]) == nil,
            case .string("eq") = doc.value(at: (target + [.key("type")])[...]) {
@@ -97,6 +98,11 @@ package struct PresetDocumentEditor: Sendable {
                 throw ControlError("\(ControlError.quote(node)): no such chain position (0…\(chain.count - 1))")
             }
             return ([.key("chain"), .index(i)], rest)
+        }
+        // The master bus: by its id ("master" unless the preset names it).
+        if case .graph(let g) = preset.form, node == g.master.id, document.pathOfObject(withID: node) == nil {
+            let path: [JSONValue.PathComponent] = [.key("graph"), .key("master")]
+            return (path, rest)
         }
         guard let path = document.pathOfObject(withID: node) else {
             let ids = preset.allIDs

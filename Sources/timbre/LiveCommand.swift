@@ -22,7 +22,9 @@ struct LiveCommand: ParsableCommand {
               e.g. set eq.bands[3].gain 4, set trim.gain -6
           bypass <node> on|off           /timbre/bypass s i
           load <preset.json>             /timbre/load s
-              replace the whole preset
+              replace the whole preset (from --presets-dir)
+          save [preset.json]             /timbre/save [s]
+              write the running preset, by default over the --preset file
           insert <position> <node JSON>  /timbre/insert i s
               e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}
           remove <node>                  /timbre/remove s
@@ -67,7 +69,9 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Number of output ports.") var outputs: Int = 2
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
-    @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP).") var oscPort: Int?
+    @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP; off unless given). Any process of any user on this machine can send to it: what it carries cannot load plugin files by path, nor presets outside --presets-dir.") var oscPort: Int?
+    @Option(name: .long, help: "The folder `load` commands (stdin, OSC) read presets from (default: the current one).") var presetsDir: String = "."
+    @Flag(name: .long, help: "Let `load` commands read presets from any path.") var allowAnyPath = false
     @Flag(name: .long, help: "Reload the preset file when it changes.") var watch = false
     @Flag(name: .long, help: "Print a meter line about ten times a second (adds a loudness node 'output' at the end unless the preset has meter or loudness nodes).") var meters = false
 
@@ -114,7 +118,21 @@ struct LiveCommand: ParsableCommand {
             do { try inbox.listenOSC(port: UInt16(port)) } catch { throw CLIError.io("OSC: \(error)") }
         }
         let takes = TakeSession(host: host, say: say, fail: reportError)
-        let interpreter = ControlInterpreter(engine: host.engine, loadDocument: { try Self.loadDocument($0) }, hostStatus: {
+        let folder = presetsDir, anyPath = allowAnyPath
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CLIError.usage("--presets-dir \(folder) is not a folder")
+        }
+        // `load` from a control message: a file inside the presets folder (links followed), or
+        // a shipped preset's name; anything else only with --allow-any-path.
+        let controlLoad: (String) throws -> (JSONValue, String) = { argument in
+            if anyPath { return try Self.loadDocument(argument) }
+            let resolved = try ControlPolicy.presetPath(argument, inside: folder)
+            if FileManager.default.fileExists(atPath: resolved) { return (try Self.loadDocument(resolved).0, argument) }
+            if !argument.contains("/") { return try Self.loadDocument(argument) }  // a shipped preset's name
+            throw ControlError("\(argument): no such preset in \(folder)")
+        }
+        let interpreter = ControlInterpreter(engine: host.engine, loadDocument: controlLoad, hostStatus: {
             [
                 "takes": takes.statusJSON,
                 "bufferSize": .number(Double(host.bufferSize)),
@@ -126,6 +144,22 @@ struct LiveCommand: ParsableCommand {
                 "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
             ]
         })
+        // `save`: over the preset file given with --preset (the user's own), or a file in the
+        // presets folder; written to a temporary file beside it, then renamed.
+        let launchedFrom = FileManager.default.fileExists(atPath: preset) ? preset : nil
+        interpreter.saveDocument = { document, requested in
+            let target: String
+            if let requested {
+                target = anyPath ? requested : try ControlPolicy.presetPath(requested, inside: folder)
+            } else {
+                guard let launchedFrom else { throw ControlError("the preset is a shipped one: give a file name (save my.json)") }
+                target = launchedFrom
+            }
+            let object = try JSONSerialization.jsonObject(with: Data(document.jsonText.utf8))
+            let pretty = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            try Self.writeAtomically(String(decoding: pretty, as: UTF8.self) + "\n", to: target)
+            return requested ?? target
+        }
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
             + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? ""))
         func noteBandsLeftOut() {
@@ -201,7 +235,10 @@ struct LiveCommand: ParsableCommand {
                         if case .packet(_, let peer?) = item, subscribers.count < 64 { subscribers.append(peer) }
                         say("ok: subscribed")
                     case .success(.quit): takes.stop(); say("bye"); host.close(); return
-                    case .failure(let e): reject(e.message)
+                    case .failure(let e):
+                        reject(e.message)
+                        // The sender hears why (rate-limited like the printed errors).
+                        if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/error", arguments: [.string(e.message)]), to: peer) }
                     }
                 }
             }
@@ -224,13 +261,12 @@ struct LiveCommand: ParsableCommand {
                 let date = Self.modificationDate(preset)
                 if date != watchedDate {
                     watchedDate = date
-                    for result in [Result { () throws(ControlError) in try interpreter.perform(.load(path: preset)) }] {
-                        switch result {
-                        case .success(.ok(let text)): say("ok: " + text)
-                        case .failure(let e): reportError(e.message)
-                        default: break
-                        }
-                    }
+                    // The file given on the command line is the user's own: loaded as at start.
+                    do {
+                        let (document, label) = try Self.loadDocument(preset)
+                        try host.engine.load(document: document)
+                        say("ok: loaded \(label) (\(host.engine.preset.name))")
+                    } catch { reportError("\(error)") }
                 }
             }
             usleep(2000)  // 2 ms: events reach stdout within a period of 128 frames or more
@@ -282,6 +318,23 @@ struct LiveCommand: ParsableCommand {
             parts.append(text)
         }
         return "meter: " + parts.joined(separator: "; ")
+    }
+
+    /// `text` into a temporary file beside `path`, flushed, then renamed over it.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".timbre-save-\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ControlError("\(path): cannot write: \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress!, $0.count) }
+        let synced = fsync(fd) == 0
+        let closed = close(fd) == 0
+        guard written == bytes.count, synced, closed, rename(temporary, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ControlError("\(path): cannot write: \(why)")
+        }
     }
 
     static func modificationDate(_ path: String) -> Date? {

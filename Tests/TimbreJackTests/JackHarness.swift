@@ -15,6 +15,8 @@ final class LiveProcess: @unchecked Sendable {
     static var binary: String { ProcessRunner.timbreBinary }
 
     init(_ args: [String], command: String = "live", environment: [String: String] = [:], cwd: String? = nil) throws {
+        // A child that exited must not take the test process with it when a line is sent.
+        signal(SIGPIPE, SIG_IGN)
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [command] + args
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }

@@ -103,6 +103,9 @@ package struct GraphLayout {
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
             guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
+            if graph.master.pan != 0 {
+                add(PanKernel(pan: graph.master.pan, mode: .stereoBalance, sampleRate: fs), key: "master:pan", base: masterBase, channels: 2, segment: masterSegment)
+            }
             add(GainKernel(gain: Float(graph.master.volume), sampleRate: fs), key: "master:volume", base: masterBase, channels: 2, segment: masterSegment)
             outputSegment = masterSegment
             outputBase = masterBase

@@ -62,6 +62,10 @@ public struct GroupSpec: Sendable, Equatable {
 public struct BusSpec: Sendable, Equatable {
     public var chain: [NodeSpec]
     public var volume: Double
+    /// −1…1, a stereo balance after the chain.
+    public var pan: Double = 0
+    /// How live control addresses it (`set master.volume 0.5`): "master" unless the preset names it.
+    public var id: String = "master"
     public var path: String
 
     public init(chain: [NodeSpec] = [], volume: Double = 1, path: String = "") {

@@ -160,6 +160,15 @@ public enum PresetDecoder {
             var o = try ObjectReader(m.value, path: m.path)
             master.chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
             master.volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+            master.pan = try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0
+            if let f = try o.optional("id") {
+                let id = try f.string()
+                let taken = channels.map(\.id) + groups.map(\.id)
+                guard !id.isEmpty, !id.contains("."), !taken.contains(id) else {
+                    throw PresetError(path: f.path, "\"\(id)\" cannot name the master bus (empty, with a dot, or a channel's or group's id)")
+                }
+                master.id = id
+            }
             try o.finish()
         }
         try g.finish()

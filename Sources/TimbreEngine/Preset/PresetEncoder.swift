@@ -57,6 +57,8 @@ public enum PresetEncoder {
             })
         }
         var master: [String: JSONValue] = ["volume": .number(g.master.volume)]
+        if g.master.pan != 0 { master["pan"] = .number(g.master.pan) }
+        if g.master.id != "master" { master["id"] = .string(g.master.id) }
         if !g.master.chain.isEmpty { master["chain"] = encode(g.master.chain) }
         graph["master"] = .object(master)
         return .object(graph)
