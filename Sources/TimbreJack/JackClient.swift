@@ -35,7 +35,8 @@ package final class JackClient: @unchecked Sendable {
 
     /// Registers `count` audio ports named `prefix_1…`.
     package func registerPorts(prefix: String, count: Int, input: Bool) throws(JackError) {
-        for k in 1...max(1, count) {
+        guard count > 0 else { return }  // none: a player-only host without inputs
+        for k in 1...count {
             guard let p = timbre_jack_register_audio_port(client, "\(prefix)_\(k)", input ? 1 : 0) else {
                 throw JackError("cannot register port \(prefix)_\(k)")
             }

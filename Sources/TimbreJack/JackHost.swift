@@ -13,6 +13,8 @@ struct JackProcessContext {
     let outputPorts: UnsafeMutablePointer<OpaquePointer>
     let outputCount: Int
     let inBuffers: UnsafeMutablePointer<UnsafePointer<Float>>
+    /// With no input ports (a player-only graph): the one silent input the engine reads.
+    let silence: UnsafeMutablePointer<Float>
     let outBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let xruns: UnsafeAtomic<Int>
     let bufferSize: UnsafeAtomic<Int>
@@ -75,7 +77,8 @@ public final class JackHost: @unchecked Sendable {
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
         let rate = Double(jack.sampleRate)
-        engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: inputs, outputChannelCount: outputs,
+        // No input ports (players only): the engine reads one channel of silence.
+        engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: max(1, inputs), outputChannelCount: outputs,
                                 maxBlockFrames: 8192, host: host)
         engine.warmUp()
         let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)
@@ -85,7 +88,7 @@ public final class JackHost: @unchecked Sendable {
         context = .allocate(capacity: 1)
         context.initialize(to: JackProcessContext(
             renderer: engine.renderer, inputPorts: inPorts, inputCount: inputs, outputPorts: outPorts, outputCount: outputs,
-            inBuffers: .allocate(capacity: inputs), outBuffers: .allocate(capacity: outputs),
+            inBuffers: .allocate(capacity: max(1, inputs)), silence: Self.makeSilence(), outBuffers: .allocate(capacity: outputs),
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
             shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
             cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots()))
@@ -149,7 +152,7 @@ public final class JackHost: @unchecked Sendable {
     deinit {
         jack.close()
         let c = context.pointee
-        c.inputPorts.deallocate(); c.outputPorts.deallocate(); c.inBuffers.deallocate(); c.outBuffers.deallocate()
+        c.inputPorts.deallocate(); c.outputPorts.deallocate(); c.inBuffers.deallocate(); c.outBuffers.deallocate(); c.silence.deallocate()
         for k in 0..<Self.recordSlotCount {
             if let p = c.recordSlots[k].load(ordering: .acquiring) { p.assumingMemoryBound(to: RecordingSlot.self).deallocate() }
             c.recordSlots[k].destroy()
@@ -172,6 +175,7 @@ public final class JackHost: @unchecked Sendable {
             for k in 0..<c.inputCount {
                 c.inBuffers[k] = UnsafePointer(jack_port_get_buffer(c.inputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self))
             }
+            if c.inputCount == 0 { c.inBuffers[0] = UnsafePointer(c.silence) }
             for k in 0..<c.outputCount {
                 c.outBuffers[k] = jack_port_get_buffer(c.outputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self)
             }
@@ -188,6 +192,13 @@ public final class JackHost: @unchecked Sendable {
     }
 
     static let recordSlotCount = 8
+
+    /// The largest period JACK or PipeWire hands us (the renderer splits it into blocks), silent.
+    static func makeSilence() -> UnsafeMutablePointer<Float> {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: 16_384)
+        p.initialize(repeating: 0, count: 16_384)
+        return p
+    }
 
     static func makeSlots() -> UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>> {
         let slots = UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>>.allocate(capacity: recordSlotCount)

@@ -65,7 +65,7 @@ struct LiveCommand: ParsableCommand {
 
     @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String
     @Option(name: .long, help: "JACK client name.") var name: String = "timbre"
-    @Option(name: .long, help: "Number of input ports.") var inputs: Int = 2
+    @Option(name: .long, help: "Number of input ports (0 for a graph of players only).") var inputs: Int = 2
     @Option(name: .long, help: "Number of output ports.") var outputs: Int = 2
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
@@ -76,7 +76,7 @@ struct LiveCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a meter line about ten times a second (adds a loudness node 'output' at the end unless the preset has meter or loudness nodes).") var meters = false
 
     func run() throws {
-        guard (1...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs and --outputs must be 1…32") }
+        guard (0...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32") }
         if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
         var (document, label) = try Self.loadDocument(preset)
         if meters { document = Self.addingOutputMeter(to: document) }
@@ -169,6 +169,8 @@ struct LiveCommand: ParsableCommand {
 
         var errors = RateLimitedReporter()
         var watchedDate = Self.modificationDate(preset)
+        // The document as last loaded from the file (or saved to it): live edits are the difference.
+        var fileDocument = host.engine.document
         var lastWatchCheck = Date()
         var lastXrunReport = Date.distantPast
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
@@ -262,9 +264,18 @@ struct LiveCommand: ParsableCommand {
                 if date != watchedDate {
                     watchedDate = date
                     // The file given on the command line is the user's own: loaded as at start.
+                    // Live edits since it was last loaded are said, and kept in a backup file.
                     do {
                         let (document, label) = try Self.loadDocument(preset)
+                        let edits = LiveEdits.differences(from: fileDocument, to: host.engine.document)
+                        if !edits.isEmpty && document != host.engine.document {
+                            let backup = preset + ".live-edits.json"
+                            try Self.writeAtomically(host.engine.document.jsonText + "\n", to: backup)
+                            say("note: \(label) changed on disk; reloading it replaces \(edits.count) live edit\(edits.count == 1 ? "" : "s") ("
+                                + edits.prefix(4).joined(separator: ", ") + (edits.count > 4 ? ", …" : "") + "), kept in \(backup)")
+                        }
                         try host.engine.load(document: document)
+                        fileDocument = document
                         say("ok: loaded \(label) (\(host.engine.preset.name))")
                     } catch { reportError("\(error)") }
                 }

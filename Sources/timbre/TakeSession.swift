@@ -66,6 +66,7 @@ final class TakeSession {
                 throw .usage("record start \(path) \(id): the source is master, inputs, or a channel or group of the graph preset")
             }
         }
+        guard ports > 0 else { throw .usage("record start \(path): this host has no \(source == .inputs ? "input" : "output") ports to record") }
         var options = TakeRecorder.Options(path: path, format: fmt, encoding: enc, sampleRate: host.jack.sampleRate, channelCount: channels ?? ports)
         switch source {
         case .inputs: options.source = "inputs"

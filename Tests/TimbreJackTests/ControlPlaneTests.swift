@@ -121,4 +121,43 @@ extension LiveJackTests {
         guard case .graph(let g) = reloaded.form else { Issue.record("not a graph"); return }
         #expect(g.master.volume == 0.5 && g.master.pan == 0.25 && g.master.chain.count == 1)
     }
+    /// `--inputs 0` for a graph of players only: no input ports, the player plays out of the
+    /// outputs, a take of the (absent) inputs is refused, and `--watch` says which live edits a
+    /// reload of the changed file replaces and keeps them in a backup file.
+    @Test func playersOnlyWithoutInputsAndWatchKeepsEdits() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = try ProcessRunner.temporaryDirectory("timbre-inputs0")
+        _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", d + "/backing.wav", "synth", "4", "sine", "440", "gain", "-12"])
+        let json = #"{"version": 1, "name": "players", "graph": {"channels": [{"id": "backing", "player": {"file": "backing.wav"}}], "master": {"volume": 1}}}"#
+        _ = FileManager.default.createFile(atPath: d + "/players.json", contents: Data(json.utf8))
+        let live = try LiveProcess(["--preset", "players.json", "--name", "tp", "--inputs", "0", "--watch"], cwd: d)
+        #expect(live.waitForLine { $0.hasPrefix("ready: tp 0 in / 2 out") } != nil, "\(live.output) \(live.errors)")
+        let ports = try ProcessRunner.tool("/usr/bin/jack_lsp", [])
+        #expect(ports.contains("tp:out_1") && !ports.contains("tp:in_"), "\(ports)")
+        let recorder = try TapClient(name: "rec", channels: 1, player: false, length: 48_000)
+        try recorder.jack.connect("tp:out_1", recorder.portNames[0])
+        recorder.start()
+        #expect(recorder.waitUntilDone(timeout: 10))
+        let peak = recorder.channel(0).map { abs($0) }.max() ?? 0
+        print("players only, --inputs 0: output peak \(peak) (the file's 0.251)")
+        #expect(abs(peak - 0.2512) < 0.01)
+        var mark = live.output.count
+        live.send("record start nope.wav inputs")
+        #expect(ProcessRunner.wait(timeout: 5) { live.errors.contains("this host has no input ports to record") }, "\(live.errors)")
+        // A live edit, then the file changes on disk.
+        live.send("set master.volume 0.5")
+        #expect(live.waitForLine(after: mark) { $0.hasPrefix("ok: set master.volume") } != nil)
+        mark = live.output.count
+        usleep(1_100_000)  // a new modification time
+        _ = FileManager.default.createFile(atPath: d + "/players.json", contents: Data(json.replacingOccurrences(of: #""name": "players""#, with: #""name": "players 2""#).utf8))
+        let note = live.waitForLine(after: mark) { $0.hasPrefix("note: players.json changed on disk") }
+        print("--watch: \(note ?? "no note")")
+        #expect(note?.contains("graph.master.volume 1 → 0.5") == true && note?.contains("players.json.live-edits.json") == true)
+        let backup = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d + "/players.json.live-edits.json")))) as? [String: Any]
+        #expect(((backup?["graph"] as? [String: Any])?["master"] as? [String: Any])?["volume"] as? Double == 0.5)
+        #expect(live.waitForLine(after: mark) { $0.hasPrefix("ok: loaded players.json (players 2)") } != nil)
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
 }

@@ -326,7 +326,7 @@ import TimbreTestSupport
         let dir = folder.path
         _ = try ProcessRunner.tool("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/long.wav", "synth", "8", "pinknoise", "vol", "0.2"])
         let preset = try folder.preset("trunc", channels: #"{"id": "p", "player": {"file": "long.wav"}}"#)
-        let live = try PlayerFolder.live(preset)
+        let live = try PlayerFolder.live(preset, ["--presets-dir", dir])
         usleep(500_000)
         _ = try ProcessRunner.tool("truncate", ["-s", "400000", dir + "/long.wav"])
         #expect(live.waitForLine(timeout: 15) { $0 == "finished: p" } != nil, "\(live.output) \(live.errors)")
@@ -495,7 +495,7 @@ import TimbreTestSupport
         defer { server.stop() }
         let json = #"{"version": 1, "name": "sine", "chain": [{"type": "gain", "id": "trim", "gain": 0}]}"#
         let other = Self.writePreset(#"{"version": 1, "name": "other", "chain": [{"type": "gain", "id": "trim", "gain": -6}, {"type": "peak", "frequency": 1000, "gain": 3}]}"#)
-        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
+        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl", "--presets-dir", FileManager.default.temporaryDirectory.path])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
         let n = 3 * 48000
         let sine = (0..<n).map { i in i == 0 ? Float(0.05) : Float(0.05 * sin(2 * Double.pi * 1000 * Double(i) / Self.rate)) }
@@ -571,7 +571,7 @@ import TimbreTestSupport
         #expect(failing.waitForExit(timeout: 10) == 1)
         #expect(failing.errors.contains("chain[0].bands[1].gain") && failing.errors.contains("25"), "\(failing.errors)")
 
-        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl"])
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--presets-dir", FileManager.default.temporaryDirectory.path])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil)
         live.send("set eq.bands[1].gain 40")
         live.send("frobnicate")
