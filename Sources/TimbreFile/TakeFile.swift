@@ -58,7 +58,7 @@ final class TakeFile {
 
     var failureText: String? { io.failureText }
 
-    /// Appends `count` (≤ `maximumFrames`) planar frames, each scaled by `gain(i)` when given.
+    /// Appends `count` (≤ `maximumFrames`) planar frames.
     func write(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) throws(AudioFileError) {
         guard let file else { throw AudioFileError(path: path, "write after close") }
         let n = channelCount

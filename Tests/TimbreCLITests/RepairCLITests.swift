@@ -30,7 +30,7 @@ struct RepairCLITests {
         #expect(frames == (before.count - offset) / 6 && frames > 0)
         // The same sox command run to exactly that many frames.
         _ = try CLI.tool(["sox", "-n", "-r", "48000", "-c", "2", "-b", "24", d + "/whole.wav", "synth", "\(frames)s", "sine", "440"])
-        let fixed = try RecordJackTestsReader.read(d + "/fixed.wav"), whole = try RecordJackTestsReader.read(d + "/whole.wav")
+        let fixed = try SoundFileSamples.read(d + "/fixed.wav"), whole = try SoundFileSamples.read(d + "/whole.wav")
         #expect(fixed[0].count == frames && whole[0].count == frames && (0..<2).allSatisfy { c in whole[c] == fixed[c] })
         #expect(try WaveFileRepair(path: d + "/fixed.wav").isIntact)
         // sox itself now reads the whole length.
@@ -84,26 +84,29 @@ struct RepairCLITests {
             #expect(try SoundFileReader(path: path).frameCount == 72_000 && (try WaveFileRepair(path: path)).isIntact)
             #expect(!(try FileManager.default.contentsOfDirectory(atPath: d)).contains { $0.hasSuffix(".tmp") })
         }
-        // A stale (short) data size with a LIST chunk after the data: the LIST chunk proves
-        // the declared size right, so nothing changes.
+        // A data chunk followed by a LIST chunk (tags written after the audio): the valid chunk
+        // after the declared data proves the size right — reported intact, and a copy keeps the
+        // LIST chunk byte for byte. With the RIFF size alone wrong (a recorder that died before
+        // its last header update), only that is fixed.
         _ = try CLI.tool(["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", d + "/tagged.wav", "synth", "0.5", "sine", "500"])
+        var t = Self.bytes(d + "/tagged.wav")
+        let list: [UInt8] = Array("LIST".utf8) + [12, 0, 0, 0] + Array("INFOICMT".utf8) + [0, 0, 0, 0]
+        t += list
+        let riff = UInt32(t.count - 8)
+        for k in 0..<4 { t[4 + k] = UInt8((riff >> (8 * UInt32(k))) & 0xFF) }
+        try Data(t).write(to: URL(fileURLWithPath: d + "/tagged.wav"))
         let tagged = try WaveFileRepair(path: d + "/tagged.wav")
-        #expect(tagged.isIntact)
+        #expect(tagged.isIntact && tagged.frames == 24_000 && tagged.trailingBytes == Int64(list.count), "\(tagged.report)")
+        for k in 0..<4 { t[4 + k] = 0 }
+        try Data(t).write(to: URL(fileURLWithPath: d + "/tagged.wav"))
+        let staleRIFF = try CLI.run(["repair", d + "/tagged.wav", "-o", d + "/tagged-fixed.wav", "--json"])
+        let fixed = Self.bytes(d + "/tagged-fixed.wav")
+        #expect(staleRIFF.status == 0 && Self.json(staleRIFF.stdout)["intact"] as? Bool == false && Self.json(staleRIFF.stdout)["frames"] as? Int == 24_000)
+        let fixedIntact = try WaveFileRepair(path: d + "/tagged-fixed.wav").isIntact
+        #expect(Array(fixed.suffix(list.count)) == list && fixed.count == t.count && fixedIntact)
         #expect(try CLI.run(["repair", d + "/z.wav", "-o", d + "/z.wav"]).status == 1)
         CLI.write(d + "/text.wav", "not audio at all, just text")
         let bad = try CLI.run(["repair", d + "/text.wav"])
         #expect(bad.status == 2 && bad.stderr.contains("not a WAV, RF64 or W64 file"), "\(bad.stderr)")
-    }
-}
-
-/// libsndfile's reading of a file, planar (shared with the recording tests' helper).
-enum RecordJackTestsReader {
-    static func read(_ path: String) throws -> [[Float]] {
-        let reader = try SoundFileReader(path: path)
-        let frames = Int(reader.frameCount), channels = reader.channelCount
-        let planar = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: max(frames, 1)) }
-        defer { planar.forEach { $0.deallocate() } }
-        let got = frames == 0 ? 0 : try planar.withUnsafeBufferPointer { try reader.read(into: $0.baseAddress!, maxFrames: frames) }
-        return planar.map { Array(UnsafeBufferPointer(start: $0, count: got)) }
     }
 }
