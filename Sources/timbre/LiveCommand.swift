@@ -38,8 +38,8 @@ struct LiveCommand: ParsableCommand {
               one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks,
               meters, players
           meters                         /timbre/meters
-              the meter and loudness nodes' values as JSON (OSC replies go to the
-              sender)
+              as JSON: the output (master: peaks, RMS, loudness) and every meter,
+              loudness and dynamics node (OSC replies go to the sender)
           record start <file> [master|inputs|<channel>]
                                          /timbre/record s "start" s s
               record the output (master), the dry inputs, or a channel's or group's bus
@@ -73,13 +73,12 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "The folder `load` commands (stdin, OSC) read presets from (default: the current one).") var presetsDir: String = "."
     @Flag(name: .long, help: "Let `load` commands read presets from any path.") var allowAnyPath = false
     @Flag(name: .long, help: "Reload the preset file when it changes.") var watch = false
-    @Flag(name: .long, help: "Print a meter line about ten times a second (adds a loudness node 'output' at the end unless the preset has meter or loudness nodes).") var meters = false
+    @Flag(name: .long, help: "Print a meter line about ten times a second: the output (master) and every meter, loudness and dynamics node.") var meters = false
 
     func run() throws {
         guard (0...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32") }
         if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
         var (document, label) = try Self.loadDocument(preset)
-        if meters { document = Self.addingOutputMeter(to: document) }
         let host: JackHost
         do {
             let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
@@ -286,23 +285,6 @@ struct LiveCommand: ParsableCommand {
 
     static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
         try PresetLoader.loadDocument(argument)
-    }
-
-    /// `document` with a loudness node `output` at the end of its chain (or master chain),
-    /// unless it already measures somewhere.
-    static func addingOutputMeter(to document: JSONValue) -> JSONValue {
-        if document.jsonText.contains(#""type":"meter""#) || document.jsonText.contains(#""type":"loudness""#) { return document }
-        let node = JSONValue.object(["type": .string("loudness"), "id": .string("output")])
-        guard case .object(var top) = document else { return document }
-        if case .array(let chain)? = top["chain"] { top["chain"] = .array(chain + [node]) }
-        else if case .object(var graph)? = top["graph"] {
-            var master: [String: JSONValue] = [:]
-            if case .object(let m)? = graph["master"] { master = m }
-            var chain: [JSONValue] = []
-            if case .array(let c)? = master["chain"] { chain = c }
-            master["chain"] = .array(chain + [node]); graph["master"] = .object(master); top["graph"] = .object(graph)
-        }
-        return .object(top)
     }
 
     /// One compact line: per node, the channels' held peaks and average power, and loudness.

@@ -63,7 +63,6 @@ struct RecordCommand: ParsableCommand {
 
         var document = JSONValue.object(["version": .number(1), "name": .string("dry"), "chain": .array([])]), label = "dry"
         if let preset { (document, label) = try PresetLoader.loadDocument(preset) }
-        if meters { document = LiveCommand.addingOutputMeter(to: document) }
         let host: JackHost
         do {
             host = try JackHost(name: name, document: document, inputs: count, outputs: count,

@@ -754,8 +754,10 @@ import TimbreTestSupport
         #expect(try live.status()["preset"] != nil)
     }
 
-    /// `--meters` under jackd: a −20 dBFS stereo sine reads −20 LUFS momentary on the meter
-    /// line, in `status`, and in the OSC reply to `/timbre/meters`, which goes to the sender.
+    /// `--meters` under jackd, a preset without meter nodes: the output (`master`) is always
+    /// metered. A −20 dBFS stereo sine reads −20 LUFS momentary, sample peak −20 dBFS and
+    /// (AES17) RMS −20 dBFS on the meter line, in `status`, and in the OSC reply to `/timbre/meters`,
+    /// which goes to the sender.
     @Test func metersWhilePlaying() throws {
         let server = try JackServer()
         defer { server.stop() }
@@ -780,16 +782,23 @@ import TimbreTestSupport
             var buffer = [UInt8](repeating: 0, count: 65536)
             let got = recv(fd, &buffer, buffer.count, 0)
             if got > 0, let m = try? OSCMessage.parse(Data(buffer[0..<got])), case .string(let text)? = m.arguments.first { osc = text }
-            line = live.output.last { $0.hasPrefix("meter: output:") } ?? ""  // printed while the sine plays
+            line = live.output.last { $0.hasPrefix("meter: master:") } ?? ""  // printed while the sine plays
         }
         print("JACK --meters: \(line)")
         #expect(line.contains("| M -20.0") || line.contains("| M -19.9") || line.contains("| M -20.1"), "meter line: \(line)")
         guard let text = osc, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let out = json["output"] as? [String: Any] else { Issue.record("no OSC reply to /timbre/meters"); return }
-        print("OSC /timbre/meters reply: momentary \(out["momentaryLUFS"] ?? "none") LUFS")
+              let out = json["master"] as? [String: Any] else { Issue.record("no OSC reply to /timbre/meters"); return }
+        let channels = (out["channels"] as? [[String: Any]]) ?? []
+        print("OSC /timbre/meters reply: momentary \(out["momentaryLUFS"] ?? "none") LUFS, channels \(channels)")
         #expect(abs((out["momentaryLUFS"] as? Double ?? 0) + 20) <= 0.2)
+        #expect(channels.count == 2)
+        for c in channels {
+            #expect(abs((c["samplePeakDBFS"] as? Double ?? 0) + 20) <= 0.05, "peak \(c)")
+            // RMS since the host started, which includes the moment of silence before the sine.
+            #expect(abs((c["rmsDBFS"] as? Double ?? 0) + 20) <= 0.3, "RMS \(c)")
+        }
         let status = try live.status()
-        #expect(((status["meters"] as? [String: Any])?["output"] as? [String: Any])?["integratedLUFS"] is Double)
+        #expect(((status["meters"] as? [String: Any])?["master"] as? [String: Any])?["integratedLUFS"] is Double)
     }
 }
 

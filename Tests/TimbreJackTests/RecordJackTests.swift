@@ -291,7 +291,7 @@ import TimbreTestSupport
         let mark = rec.output.count
         rec.send("status")
         let line = rec.waitForLine(after: mark) { $0.hasPrefix("record: ") } ?? ""
-        #expect(line.contains("\"meters\":{\"output\"") && line.contains("\"ringFill\""), "status: \(line)")
+        #expect(line.contains("\"meters\":{\"master\"") && line.contains("\"ringFill\""), "status: \(line)")
         kill(rec.process.processIdentifier, signal)
         let status = rec.waitForExit(timeout: 10)
         let repair = try WaveFileRepair(path: d + "/sig.wav")

@@ -111,6 +111,21 @@ package struct GraphLayout {
             outputBase = masterBase
             outputChannelCount = 2
         }
+        try addOutputMeter(registry: registry, sampleRate: fs)
+    }
+
+    /// The output's meter a live engine always has (``NodeStateRegistry/outputMeterKey``): a
+    /// `loudness` kernel (peaks, RMS, R 128 loudness), unless a node of the preset already
+    /// uses that key.
+    mutating func addOutputMeter(registry: NodeStateRegistry?, sampleRate: Double) throws(PresetError) {
+        guard let registry, let key = registry.outputMeterKey, !retained.contains(where: { $0.key == key }) else { return }
+        let channels = outputChannelCount
+        let make = { AnalysisState(kind: .loudness, channelCount: channels, sampleRate: sampleRate) }
+        let state = try registry.state(AnalysisState.self, key: key, reuse: { $0.matches(.loudness, channels, sampleRate, nil) }, make: make)
+        retained.append((key, state))
+        let kernel = AnalysisStep(kernel: state.kernelAddress)
+        steps.append(PlannedStep(key: key, base: outputBase, channels: channels, segment: outputSegment,
+                                 content: .kernel(KernelRecipe(shape: KernelShape("analysis", carriesState: false), { kernel }))))
     }
 
     /// Adds a graph step (a kernel of the graph itself, not of a preset node).

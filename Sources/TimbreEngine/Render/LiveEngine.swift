@@ -55,6 +55,7 @@ public final class LiveEngine: @unchecked Sendable {
          maxBlockFrames: Int, host: HostServices) throws(PresetError) {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
         let registry = NodeStateRegistry(services: host)
+        registry.outputMeterKey = "master"
         self.registry = registry
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   registry: registry)

@@ -29,6 +29,10 @@ public final class NodeStateRegistry {
     /// Takes of a channel's or group's bus, by its id (``LiveEngine/setBusTap(_:bus:)``): the
     /// plan compiles a `BusTapKernel` after that bus's chain for each.
     package var busTaps: [String: RecordingTap] = [:]
+    /// When set, every plan ends with a meter of its output (peaks, RMS, loudness) kept under
+    /// this key (``LiveEngine`` sets `master`: a live host's `meters` always has the output's
+    /// levels).
+    package var outputMeterKey: String?
     /// The host's services (players, plugins).
     public var services: HostServices
 
