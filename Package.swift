@@ -51,7 +51,7 @@ let package = Package(
                 swiftSettings: realtimeChecks),
         .target(name: "TimbrePlugins", dependencies: ["TimbreEngine", "CLilv", "CTimbrePlugins"]),
         .target(name: "TimbreFile", dependencies: ["TimbreEngine", "CSndFile", "CTimbreSupport"]),
-        .target(name: "TimbreControl", dependencies: ["TimbreEngine"]),
+        .target(name: "TimbreControl", dependencies: ["TimbreEngine", "CTimbreSupport"]),
         .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport",
                                                    .product(name: "Atomics", package: "swift-atomics")],
                 swiftSettings: realtimeChecks),

@@ -37,7 +37,7 @@ public final class ControlInterpreter {
     /// applied in order and each gets its own result.
     package func handle(_ item: ControlInbox.Item) -> [Result<Reply, ControlError>] {
         switch item {
-        case .line(let line):
+        case .line(let line), .socketLine(let line, _):
             do throws(ControlError) {
                 guard let command = try ControlCommand.parse(line: line) else { return [] }
                 return [.success(try perform(command))]

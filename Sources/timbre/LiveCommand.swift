@@ -16,8 +16,9 @@ struct LiveCommand: ParsableCommand {
         abstract: "Run a preset live as a JACK client; change it while it plays.",
         usage: "timbre live --preset <preset> [<options>]",
         discussion: """
-        Commands on stdin; over OSC (--osc-port, loopback only) at the address \
-        shown:
+        Commands on stdin, on a Unix-domain socket (--control-socket: only this \
+        user can connect; replies go to the client), and over OSC (--osc-port, \
+        loopback only, any local user can send) at the address shown:
           set <node>.<param> <value>     /timbre/set s f
               e.g. set eq.bands[3].gain 4, set trim.gain -6
           bypass <node> on|off           /timbre/bypass s i
@@ -70,6 +71,7 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
     @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP; off unless given). Any process of any user on this machine can send to it: what it carries cannot load plugin files by path, nor presets outside --presets-dir.") var oscPort: Int?
+    @Option(name: .long, help: "Listen for commands on a Unix-domain socket at PATH, created with mode 0600: only this user can connect. One command per line, as on stdin; replies (ok:, error:, status:, meters:) go back to the client.") var controlSocket: String?
     @Option(name: .long, help: "The folder `load` commands (stdin, OSC) read presets from (default: the current one).") var presetsDir: String = "."
     @Flag(name: .long, help: "Let `load` commands read presets from any path.") var allowAnyPath = false
     @Flag(name: .long, help: "Reload the preset file when it changes.") var watch = false
@@ -116,6 +118,10 @@ struct LiveCommand: ParsableCommand {
         if let port = oscPort {
             do { try inbox.listenOSC(port: UInt16(port)) } catch { throw CLIError.io("OSC: \(error)") }
         }
+        if let path = controlSocket {
+            do { try inbox.listenUnixSocket(path: path) } catch { throw CLIError.usage("--control-socket: \(error)") }
+        }
+        defer { inbox.closeControlSocket() }
         let takes = TakeSession(host: host, say: say, fail: reportError)
         let folder = presetsDir, anyPath = allowAnyPath
         var isFolder: ObjCBool = false
@@ -160,7 +166,7 @@ struct LiveCommand: ParsableCommand {
             return requested ?? target
         }
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
-            + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? ""))
+            + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? "") + (controlSocket.map { "; control socket \($0)" } ?? ""))
         func noteBandsLeftOut() {
             if let notice = host.engine.preset.bandsLeftOutNotice(sampleRate: Double(host.jack.sampleRate)) { say("note: \(notice)") }
         }
@@ -199,12 +205,14 @@ struct LiveCommand: ParsableCommand {
                 case .shutdown(let why):
                     FileHandle.standardError.write(Data("timbre: error: JACK server shut down: \(why)\n".utf8))
                     takes.stop()
+                    inbox.closeControlSocket()
                     Foundation.exit(2)
                 }
             }
             if host.isShutDown {
                 FileHandle.standardError.write(Data("timbre: error: JACK server shut down\n".utf8))
                 takes.stop()
+                inbox.closeControlSocket()
                 Foundation.exit(2)
             }
             takes.poll()
@@ -216,34 +224,50 @@ struct LiveCommand: ParsableCommand {
             let (items, dropped) = inbox.drain()
             if dropped > 0 { reject("control input arrives faster than it can be applied: \(dropped) items dropped") }
             for item in items {
-                // Takes: `record …` on stdin, /timbre/record s… over OSC.
+                // A control-socket client hears the replies to its own lines.
+                var client: ControlInbox.SocketClient?
+                if case .socketLine(_, let c) = item { client = c }
+                func answer(_ line: String) { if let client { inbox.reply(line: line, to: client) } }
+                // Takes: `record …` on stdin or the socket, /timbre/record s… over OSC.
                 if case .line(let text) = item, text.split(separator: " ").first == "record" {
                     _ = takes.handle(text.split(separator: " ").dropFirst().map(String.init)); continue
+                }
+                if case .socketLine(let text, let c) = item, text.split(separator: " ").first == "record" {
+                    let (sayBefore, failBefore) = (takes.say, takes.fail)
+                    takes.say = { sayBefore($0); inbox.reply(line: $0, to: c) }
+                    takes.fail = { failBefore($0); inbox.reply(line: "error: " + $0, to: c) }
+                    _ = takes.handle(text.split(separator: " ").dropFirst().map(String.init))
+                    (takes.say, takes.fail) = (sayBefore, failBefore)
+                    continue
                 }
                 if case .packet(let data, _) = item, let m = try? OSCMessage.parse(data), m.address == "/timbre/record" {
                     _ = takes.handle(m.arguments.compactMap { if case .string(let s) = $0 { return s }; return nil }); continue
                 }
                 for result in interpreter.handle(item) {
                     switch result {
-                    case .success(.ok(let text)): say("ok: " + text)
+                    case .success(.ok(let text)): say("ok: " + text); answer("ok: " + text)
                     case .success(.status(let json)):
                         if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/status", arguments: [.string(json.jsonText)]), to: peer) }
+                        else if client != nil { answer("status: " + json.jsonText) }
                         else { say("status: " + json.jsonText) }
                     case .success(.meters(let json)):
                         if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/meters", arguments: [.string(json.jsonText)]), to: peer) }
+                        else if client != nil { answer("meters: " + json.jsonText) }
                         else { say("meters: " + json.jsonText) }
                     case .success(.subscribed):
                         if case .packet(_, let peer?) = item, subscribers.count < 64 { subscribers.append(peer) }
                         say("ok: subscribed")
-                    case .success(.quit): takes.stop(); say("bye"); host.close(); return
+                    case .success(.quit): answer("bye"); takes.stop(); say("bye"); host.close(); return
                     case .failure(let e):
                         reject(e.message)
+                        answer("error: " + e.message)
                         // The sender hears why (rate-limited like the printed errors).
                         if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/error", arguments: [.string(e.message)]), to: peer) }
                     }
                 }
             }
             if let summary = errors.flush(now: clock()) { reportError(summary) }
+            inbox.flushSocketReplies()
             prefetcher.update(Array(host.engine.playerStates.values))
             for line in playerEvents.events(PlayerStatus.all(host.engine)) {
                 say(line)

@@ -22,8 +22,9 @@ final class TakeSession {
     }
 
     let host: JackHost
-    let say: (String) -> Void
-    let fail: (String) -> Void
+    /// Where acknowledgements and failures go (a control-socket client hears its own).
+    var say: (String) -> Void
+    var fail: (String) -> Void
     private(set) var takes: [Take] = []
     var defaultEncoding: SampleEncoding?
     var ringSeconds: Double = 4

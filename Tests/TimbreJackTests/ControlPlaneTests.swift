@@ -161,3 +161,142 @@ extension LiveJackTests {
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 }
+
+/// A client of `timbre live --control-socket`: writes lines, reads the replies.
+struct ControlSocketClient {
+    let fd: Int32
+    private var pending: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        _ = withUnsafeMutableBytes(of: &address.sun_path) { raw in path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) } }
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard rc == 0 else { let why = String(cString: strerror(errno)); Glibc.close(fd); throw ControlError("connect \(path): \(why)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ bytes: [UInt8]) { var sent = 0; while sent < bytes.count { let n = write(fd, Array(bytes[sent...]), bytes.count - sent); if n <= 0 { return }; sent += n } }
+    func send(_ line: String) { send(Array((line + "\n").utf8)) }
+
+    /// The next reply line (nil after 5 s of silence or when the host closed the connection).
+    mutating func readLine() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                return line
+            }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return nil }
+            pending += buffer[0..<n]
+        }
+    }
+
+    /// Sends `line` and returns the reply.
+    mutating func ask(_ line: String) -> String? { send(line); return readLine() }
+
+    func close() { Glibc.close(fd) }
+}
+
+extension LiveJackTests {
+    /// `--control-socket`: a Unix-domain socket created 0600 that speaks the stdin commands and
+    /// answers the client; another user cannot connect; a regular file at the path is never
+    /// replaced (exit 1), a stale socket is; the socket is gone after quit and after SIGTERM.
+    /// Fuzzed: 3,000 random lines, raw bytes, NULs, invalid UTF-8 and a 1 MB line over the
+    /// socket; the host stays up, answers `status` on the socket, and renders exactly the
+    /// offline plan of the document it ends with.
+    @Test func controlSocketOnlyItsUserAndFuzzed() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = try ProcessRunner.temporaryDirectory("timbre-socket")
+        chmod(d, 0o755)  // so that another user could reach the socket if its own mode let them
+        let path = d + "/ctl.sock"
+
+        // A regular file at the path is refused and left alone.
+        _ = FileManager.default.createFile(atPath: path, contents: Data("mine".utf8))
+        let refused = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--control-socket", path])
+        #expect(refused.waitForExit(timeout: 10) == 1 && refused.errors.contains("exists and is not a socket"), "\(refused.errors)")
+        #expect((try? String(contentsOfFile: path, encoding: .utf8)) == "mine")
+        try FileManager.default.removeItem(atPath: path)
+
+        // A stale socket (bound, nobody listening) is replaced.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un(); address.sun_family = sa_family_t(AF_UNIX)
+        _ = withUnsafeMutableBytes(of: &address.sun_path) { raw in path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) } }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(stale)
+
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--control-socket", path])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "\(live.errors)")
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && info.st_mode & 0o777 == 0o600, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        var client = try ControlSocketClient(path: path)
+        let set = client.ask("set trim.gain -2")
+        let bad = client.ask("set nosuch.gain 1")
+        let status = client.ask("status") ?? ""
+        print("control socket mode \(String(info.st_mode & 0o777, radix: 8)): \(set ?? "none") | \(bad ?? "none") | \(status.prefix(60))…")
+        #expect(set == "ok: set trim.gain -2")
+        #expect(bad?.hasPrefix("error: no node with id \"nosuch\"") == true)
+        #expect(status.hasPrefix("status: {") && status.contains(#""gain":-2"#))
+
+        // Another user (nobody) cannot connect.
+        let other = try ProcessRunner.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                                                               "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint('connected')", path])
+        print("as nobody: exit \(other.status), \(other.stderr.split(separator: "\n").last ?? "")")
+        #expect(other.status != 0 && other.stderr.contains("PermissionError") && !other.stdout.contains("connected"))
+
+        // Fuzz: random and mutated lines, raw bytes, a line of 1 MB.
+        var rng = SeededRandom(seed: 23)
+        var sent = 0
+        for k in 0..<3000 {
+            if k % 10 == 0 {
+                client.send((0..<Int.random(in: 1...200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } + [10])
+            } else {
+                let line = ControlFuzz.line(k, &rng)
+                let verb = line.split(separator: " ").first.map(String.init) ?? ""
+                if ["quit", "exit", "load", "save", "record"].contains(verb) || line.contains("\n") { continue }
+                client.send(line)
+            }
+            sent += 1
+        }
+        client.send([UInt8](repeating: UInt8(ascii: "x"), count: 1_000_000) + [10])
+        // Replies arrive in order; the last one answers this status.
+        client.send("status")
+        var last = "", replies = 0
+        while let line = client.readLine() {
+            replies += 1; last = line
+            if line.hasPrefix("status: ") { break }
+        }
+        print("control socket fuzz: \(sent) lines and a 1 MB line sent, \(replies) replies, the last \(last.prefix(40))…")
+        #expect(live.process.isRunning && last.hasPrefix("status: {"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(last.dropFirst("status: ".count).utf8)) as? [String: Any])
+        let document = String(decoding: try JSONSerialization.data(withJSONObject: try #require(json["document"])), as: UTF8.self)
+        usleep(300_000)  // ramps and crossfades end
+        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
+        let got = try #require(Self.align(recorded, count: 48000))
+        let expected = try Self.offline(document, signal)
+        var worst: Float = 0
+        for c in 0..<min(2, expected.count) { for i in 0..<48000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
+        print("after the socket fuzz: live vs offline render of the resulting document: worst difference \(worst)")
+        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+
+        // quit over the socket: bye, exit 0, the socket file is gone.
+        #expect(client.ask("quit") == "bye")
+        client.close()
+        #expect(live.waitForExit(timeout: 5) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        // SIGTERM removes it too.
+        let again = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--control-socket", path])
+        #expect(again.waitForLine { $0.hasPrefix("ready:") } != nil, "\(again.errors)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        kill(again.process.processIdentifier, SIGTERM)
+        #expect(again.waitForExit(timeout: 5) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}

@@ -78,4 +78,7 @@ void timbre_temporary_unregister(int slot);
 void timbre_temporary_remove_all(void);
 void timbre_temporary_install_signal_handlers(void);
 
+/// The user id of the peer of a Unix-domain socket (SO_PEERCRED), or -1.
+long timbre_socket_peer_uid(int fd);
+
 #endif

@@ -1,0 +1,12 @@
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include "CTimbreSupport.h"
+
+/* The user id of the process at the other end of a Unix-domain socket (SO_PEERCRED, which
+   glibc declares only with _GNU_SOURCE, out of Swift's reach), or -1. */
+long timbre_socket_peer_uid(int fd) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    return (long)credentials.uid;
+}
