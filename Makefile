@@ -6,10 +6,12 @@ BUILD_FLAGS := -c $(CONFIG)
 # Debian packages the build and the tests need (sox, libebur128 and Rubber Band's CLI are test
 # oracles, jackd2 runs JACK tests, python3-jsonschema validates presets against the JSON Schema,
 # librsvg2-bin's rsvg-convert turns plots into PNG; liblilv-dev, lv2-dev and ladspa-sdk build the
-# plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load).
+# plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load;
+# pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
-                liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils
+                liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
+                pipewire pipewire-bin pipewire-jack
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins
 BIN := .build/$(CONFIG)/timbre
@@ -104,11 +106,13 @@ docs-check: deps
 	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins,--target $(m)) 2>&1 | tail -7
 
 test: build check-presets rtsan tsan embed-check docs-check
-	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip 'LiveJackTests|RecordJackTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip 'LiveJackTests|RecordJackTests|PipeWireTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	@echo "JACK tests (a real jackd, run after the others so CPU load does not disturb its timing):"
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}
 	@echo "Recording tests (a real jackd; a suite of their own: JACK_DEFAULT_SERVER is per process):"
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter RecordJackTests 2>&1 | tee .build/test-record.log; exit $${PIPESTATUS[0]}
+	@echo "PipeWire tests (a headless PipeWire daemon; the clients are Timbre processes on pipewire-jack):"
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter PipeWireTests 2>&1 | tee .build/test-pipewire.log; exit $${PIPESTATUS[0]}
 	$(BIN) demo --output-dir $$(mktemp -d) --seconds 2 >/dev/null
 	.build/$(CONFIG)/PrintBandsExample Presets/podcast-voice.json >/dev/null
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null

@@ -28,6 +28,13 @@ struct JackProcessContext {
     let cycleExit: (@convention(c) () -> Void)?
     /// Recording taps (``JackHost/attach(_:source:)``): each slot nil or a `RecordingSlot`.
     let recordSlots: UnsafeMutablePointer<UnsafeAtomic<UnsafeMutableRawPointer?>>
+    let client: OpaquePointer
+    /// The frame time the next cycle should start at (audio thread only; -1 before the first).
+    let expectedFrameTime: UnsafeMutablePointer<Int64>
+    /// Cycles the server's clock ran without calling us, and their frames: what PipeWire's
+    /// skipped periods look like from inside (it reports no xrun for them).
+    let missedCycles: UnsafeAtomic<Int>
+    let missedFrames: UnsafeAtomic<Int>
 }
 
 /// What a recording slot points at: the tap and where it listens.
@@ -47,6 +54,7 @@ public final class JackHost: @unchecked Sendable {
     let context: UnsafeMutablePointer<JackProcessContext>
     let events = EventQueue()
     var reportedXruns = 0
+    var reportedMissedCycles = 0
     var reportedBufferSize = 0
 
     /// Something that happened in JACK, reported on the control thread.
@@ -54,6 +62,8 @@ public final class JackHost: @unchecked Sendable {
         case bufferSize(Int)
         case sampleRate(Int)
         case xrun(total: Int)
+        /// The server's clock ran cycles without calling us (totals since the start).
+        case missedCycles(total: Int, frames: Int)
         case connected(String, String)
         case disconnected(String, String)
         case shutdown(String)
@@ -91,7 +101,8 @@ public final class JackHost: @unchecked Sendable {
             inBuffers: .allocate(capacity: max(1, inputs)), silence: Self.makeSilence(), outBuffers: .allocate(capacity: outputs),
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
             shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
-            cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots()))
+            cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots(),
+            client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0)))
         let arg = UnsafeMutableRawPointer(context)
         jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
@@ -120,33 +131,35 @@ public final class JackHost: @unchecked Sendable {
             guard na.hasPrefix(ours) || nb.hasPrefix(ours) else { return }
             host.events.push(connect != 0 ? .connected(na, nb) : .disconnected(na, nb))
         }, eventsPointer)
+        // jackd calls the info callback when one is set; PipeWire's JACK (0.3.x) calls only
+        // the plain one. Both are set; the first to come reports.
         jack_on_info_shutdown(jack.client, { _, reason, arg in
-            let host = Unmanaged<JackHost>.fromOpaque(arg!).takeUnretainedValue()
-            host.context.pointee.shutdown.store(true, ordering: .releasing)
-            host.events.push(.shutdown(reason.map { String(cString: $0) } ?? "unknown reason"))
+            Unmanaged<JackHost>.fromOpaque(arg!).takeUnretainedValue().serverShutDown(reason.map { String(cString: $0) } ?? "unknown reason")
+        }, eventsPointer)
+        jack_on_shutdown(jack.client, { arg in
+            Unmanaged<JackHost>.fromOpaque(arg!).takeUnretainedValue().serverShutDown("the server went away")
         }, eventsPointer)
         jack_set_latency_callback(jack.client, { mode, arg in
-            // Pass the upstream/downstream latency through, plus the plan's own (0 for every
-            // built-in node today; computed by the plan, so latency-reporting nodes add theirs).
-            let ctx = arg!.assumingMemoryBound(to: JackProcessContext.self).pointee
-            let own = UInt32(max(0, ctx.latencyFrames.load(ordering: .relaxed)))
-            var range = jack_latency_range_t(min: 0, max: 0)
-            if mode == JackCaptureLatency {
-                for k in 0..<ctx.inputCount {
-                    var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.inputPorts[k], mode, &r)
-                    range.min = max(range.min, r.min); range.max = max(range.max, r.max)
-                }
-                range.min += own; range.max += own
-                for k in 0..<ctx.outputCount { jack_port_set_latency_range(ctx.outputPorts[k], mode, &range) }
-            } else {
-                for k in 0..<ctx.outputCount {
-                    var r = jack_latency_range_t(); jack_port_get_latency_range(ctx.outputPorts[k], mode, &r)
-                    range.min = max(range.min, r.min); range.max = max(range.max, r.max)
-                }
-                range.min += own; range.max += own
-                for k in 0..<ctx.inputCount { jack_port_set_latency_range(ctx.inputPorts[k], mode, &range) }
-            }
+            JackHost.publishLatency(arg!.assumingMemoryBound(to: JackProcessContext.self).pointee, mode: mode)
         }, arg)
+    }
+
+    /// Sets our ports' latency for `mode`: the upstream (capture) or downstream (playback)
+    /// latency passed through, plus the plan's own (computed by the plan, so latency-reporting
+    /// nodes add theirs). Called by JACK's latency callback, and by us after activation
+    /// (PipeWire's JACK does not call the callback until a port is linked).
+    static func publishLatency(_ ctx: JackProcessContext, mode: jack_latency_callback_mode_t) {
+        let own = UInt32(max(0, ctx.latencyFrames.load(ordering: .relaxed)))
+        var range = jack_latency_range_t(min: 0, max: 0)
+        let (from, fromCount, to, toCount) = mode == JackCaptureLatency
+            ? (ctx.inputPorts, ctx.inputCount, ctx.outputPorts, ctx.outputCount)
+            : (ctx.outputPorts, ctx.outputCount, ctx.inputPorts, ctx.inputCount)
+        for k in 0..<fromCount {
+            var r = jack_latency_range_t(); jack_port_get_latency_range(from[k], mode, &r)
+            range.min = max(range.min, r.min); range.max = max(range.max, r.max)
+        }
+        range.min += own; range.max += own
+        for k in 0..<toCount { jack_port_set_latency_range(to[k], mode, &range) }
     }
 
     deinit {
@@ -158,6 +171,7 @@ public final class JackHost: @unchecked Sendable {
             c.recordSlots[k].destroy()
         }
         c.recordSlots.deallocate()
+        c.expectedFrameTime.deallocate(); c.missedCycles.destroy(); c.missedFrames.destroy()
         c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy(); c.latencyFrames.destroy()
         context.deinitialize(count: 1)
         context.deallocate()
@@ -176,6 +190,17 @@ public final class JackHost: @unchecked Sendable {
                 c.inBuffers[k] = UnsafePointer(jack_port_get_buffer(c.inputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self))
             }
             if c.inputCount == 0 { c.inBuffers[0] = UnsafePointer(c.silence) }
+            // A jump of the frame clock: the server ran cycles without us.
+            let now = Int64(jack_last_frame_time(c.client))
+            let expected = c.expectedFrameTime.pointee
+            if expected >= 0 && now != expected {
+                let gap = Int(UInt32(truncatingIfNeeded: now - expected))
+                if gap < Int(Int32.max) {
+                    c.missedCycles.wrappingIncrement(ordering: .relaxed)
+                    c.missedFrames.wrappingIncrement(by: gap, ordering: .relaxed)
+                }
+            }
+            c.expectedFrameTime.pointee = Int64(UInt32(truncatingIfNeeded: now + Int64(frames)))
             for k in 0..<c.outputCount {
                 c.outBuffers[k] = jack_port_get_buffer(c.outputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self)
             }
@@ -197,6 +222,12 @@ public final class JackHost: @unchecked Sendable {
     static func makeSilence() -> UnsafeMutablePointer<Float> {
         let p = UnsafeMutablePointer<Float>.allocate(capacity: 16_384)
         p.initialize(repeating: 0, count: 16_384)
+        return p
+    }
+
+    static func makeFrameTime() -> UnsafeMutablePointer<Int64> {
+        let p = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+        p.initialize(to: -1)
         return p
     }
 
@@ -249,12 +280,29 @@ public final class JackHost: @unchecked Sendable {
         public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) { self.enter = enter; self.exit = exit }
     }
 
-    public func activate() throws { try jack.activate() }
+    /// Starts processing and publishes the ports' latency at once (PipeWire's JACK would
+    /// otherwise show 0 until a port is linked).
+    public func activate() throws {
+        try jack.activate()
+        Self.publishLatency(context.pointee, mode: JackCaptureLatency)
+        Self.publishLatency(context.pointee, mode: JackPlaybackLatency)
+        jack_recompute_total_latencies(jack.client)
+    }
+
+    /// Called from a JACK thread when the server goes away (once).
+    func serverShutDown(_ why: String) {
+        guard !context.pointee.shutdown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        events.push(.shutdown(why))
+    }
 
     public var inputPortNames: [String] { jack.inputPorts.map(jack.fullName) }
     public var outputPortNames: [String] { jack.outputPorts.map(jack.fullName) }
     public var xruns: Int { context.pointee.xruns.load(ordering: .relaxed) }
     public var cycles: Int { context.pointee.cycles.load(ordering: .relaxed) }
+    /// Cycles the server's frame clock advanced without calling us (PipeWire's skipped
+    /// periods, which it does not report as xruns), and how many frames they held.
+    public var missedCycles: Int { context.pointee.missedCycles.load(ordering: .relaxed) }
+    public var missedFrames: Int { context.pointee.missedFrames.load(ordering: .relaxed) }
     public var bufferSize: Int { context.pointee.bufferSize.load(ordering: .relaxed) }
     public var isShutDown: Bool { context.pointee.shutdown.load(ordering: .acquiring) }
 
@@ -281,6 +329,8 @@ public final class JackHost: @unchecked Sendable {
         }
         let x = xruns
         if x != reportedXruns { reportedXruns = x; out.append(.xrun(total: x)) }
+        let missed = missedCycles
+        if missed != reportedMissedCycles { reportedMissedCycles = missed; out.append(.missedCycles(total: missed, frames: missedFrames)) }
         return out
     }
 

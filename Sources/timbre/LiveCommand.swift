@@ -143,6 +143,8 @@ struct LiveCommand: ParsableCommand {
                 "bufferSize": .number(Double(host.bufferSize)),
                 "cycles": .number(Double(host.cycles)),
                 "xruns": .number(Double(host.xruns)),
+                "missedCycles": .number(Double(host.missedCycles)),
+                "missedFrames": .number(Double(host.missedFrames)),
                 "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
                 "inputs": .array(host.inputPortNames.map { .string($0) }),
                 "outputs": .array(host.outputPortNames.map { .string($0) }),
@@ -177,7 +179,7 @@ struct LiveCommand: ParsableCommand {
         // The document as last loaded from the file (or saved to it): live edits are the difference.
         var fileDocument = host.engine.document
         var lastWatchCheck = Date()
-        var lastXrunReport = Date.distantPast
+        var lastXrunReport = Date.distantPast, lastMissedReport = Date.distantPast
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
         var lastMeterLine = Date.distantPast
         var playerEvents = PlayerEvents()
@@ -202,6 +204,10 @@ struct LiveCommand: ParsableCommand {
                 case .xrun(let total):
                     // At most one xrun line a second (the dummy backend reports many).
                     if Date().timeIntervalSince(lastXrunReport) >= 1 { say("xruns: \(total)"); lastXrunReport = Date() }
+                case .missedCycles(let total, let frames):
+                    if Date().timeIntervalSince(lastMissedReport) >= 1 {
+                        say("missed cycles: \(total) (\(frames) frames the server's clock ran without us)"); lastMissedReport = Date()
+                    }
                 case .shutdown(let why):
                     FileHandle.standardError.write(Data("timbre: error: JACK server shut down: \(why)\n".utf8))
                     takes.stop()
