@@ -12,3 +12,11 @@ static inline jack_port_t *timbre_jack_register_audio_port(jack_client_t *client
     return jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE,
                               is_input ? JackPortIsInput : JackPortIsOutput, 0);
 }
+
+#include <jack/midiport.h>
+
+/// Registers a MIDI input port (`JACK_DEFAULT_MIDI_TYPE` is a macro string).
+static inline jack_port_t *timbre_jack_register_midi_port(jack_client_t *client, const char *name, int is_input) {
+    return jack_port_register(client, name, JACK_DEFAULT_MIDI_TYPE,
+                              is_input ? JackPortIsInput : JackPortIsOutput, 0);
+}

@@ -22,13 +22,16 @@ public enum ControlCommand: Equatable, Sendable {
     case seek(player: String, seconds: Double)
     /// OSC: send this client the players' `looped` and `finished` events (`/timbre/event s s`).
     case subscribe
+    /// `--midi`: bind the next controller that moves to a parameter, over a range (nil: the
+    /// parameter's own) and curve.
+    case learn(target: String, min: Double?, max: Double?, curve: MIDIMapping.Curve?)
     case status
     /// The newest values of every `meter` and `loudness` node.
     case meters
     case quit
 
     /// The grammar, for help and error messages.
-    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, status, meters, quit"
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, learn <node>.<param> [min max [linear|log|db]], status, meters, quit"
 
     /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
     public static let maxLineBytes = 65536
@@ -78,10 +81,24 @@ public enum ControlCommand: Equatable, Sendable {
                 guard t >= 0 else { throw ControlError("\(JSONValue.number(t).brief) s is before the start of the file") }
                 return .seek(player: id, seconds: t)
             } catch { throw ControlError("seek: \(error.message)") }
+        case ("learn", 2), ("learn", 4), ("learn", 5):
+            do throws(ControlError) {
+                let target = try parameterAddress(words[1])
+                guard words.count >= 4 else { return .learn(target: target, min: nil, max: nil, curve: nil) }
+                let lo = try DecimalNumber.parse(words[2]), hi = try DecimalNumber.parse(words[3])
+                guard lo != hi else { throw ControlError("the range \(words[2])…\(words[3]) is empty") }
+                var curve: MIDIMapping.Curve?
+                if words.count == 5 {
+                    guard let c = MIDIMapping.Curve(rawValue: words[4]) else { throw ControlError("\(ControlError.quote(words[4])) is not a curve (linear, log, db)") }
+                    guard c != .log || (lo > 0 && hi > 0) else { throw ControlError("a log curve needs a range above 0") }
+                    curve = c
+                }
+                return .learn(target: target, min: lo, max: hi, curve: curve)
+            } catch { throw ControlError("learn: \(error.message)") }
         case ("status", 1): return .status
         case ("meters", 1): return .meters
         case ("quit", 1), ("exit", 1): return .quit
-        case ("set", _), ("bypass", _), ("remove", _), ("play", _), ("pause", _), ("stop", _), ("seek", _), ("status", _), ("meters", _), ("quit", _), ("exit", _), ("insert", _), ("load", _):
+        case ("set", _), ("bypass", _), ("remove", _), ("play", _), ("pause", _), ("stop", _), ("seek", _), ("status", _), ("meters", _), ("quit", _), ("exit", _), ("insert", _), ("load", _), ("learn", _):
             throw ControlError("\(verb): wrong number of arguments (commands: \(usage))")
         default:
             throw ControlError("unknown command \(ControlError.quote(line)) (commands: \(usage))")

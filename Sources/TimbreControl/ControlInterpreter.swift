@@ -27,6 +27,8 @@ public final class ControlInterpreter {
     /// Writes the running document for `save` (the host decides where it may go); returns
     /// the path written. nil: this host cannot save.
     public var saveDocument: ((JSONValue, String?) throws -> String)?
+    /// MIDI mappings in use (`--midi`), kept equal to the running preset's `midi` section.
+    public var midi: MIDIMapper?
 
     public init(engine: LiveEngine, loadDocument: @escaping (String) throws -> (JSONValue, String),
                 hostStatus: @escaping () -> [String: JSONValue] = { [:] }) {
@@ -99,6 +101,17 @@ public final class ControlInterpreter {
             return .ok("seek \(id) \(JSONValue.number(seconds).brief)")
         case .subscribe:
             return .subscribed
+        case .learn(let target, let lo, let hi, let curve):
+            guard let midi else { throw ControlError("learn: this host has no MIDI input (start it with --midi)") }
+            guard let (range, ownCurve) = lo.flatMap({ l in hi.map { h in (min(l, h)...max(l, h), curve ?? .linear) } })
+                    ?? MIDIMapper.defaultRange(target, in: engine.preset).map({ ($0.0, curve ?? $0.1) }) else {
+                throw ControlError("learn: give \(target)'s range (learn \(target) <min> <max> [linear|log|db])")
+            }
+            // A dry run checks that the parameter exists and takes the range's ends.
+            _ = try editor.setting(target, to: lo ?? range.lowerBound)
+            _ = try editor.setting(target, to: hi ?? range.upperBound)
+            midi.learn(target, min: lo ?? range.lowerBound, max: hi ?? range.upperBound, curve: ownCurve)
+            return .ok("learn \(target): move a controller")
         case .status:
             return .status(status())
         case .meters:
@@ -106,6 +119,39 @@ public final class ControlInterpreter {
         case .quit:
             return .quit
         }
+    }
+
+    /// Applies MIDI messages (oldest first) through ``midi``: notes and program changes run
+    /// their commands now; controller moves are coalesced and applied once their target's
+    /// interval has passed (call this every turn of the control loop, with or without
+    /// messages). The results are what should be said: commands run, mappings learned,
+    /// failures; controller edits themselves are quiet (counted in `status`).
+    public func handleMIDI(_ messages: [[UInt8]], now: Double) -> [Result<Reply, ControlError>] {
+        guard let midi else { return [] }
+        if midi.mappings != engine.preset.midi && midi.learning == nil { midi.replace(engine.preset.midi) }  // a preset was loaded
+        var out: [Result<Reply, ControlError>] = []
+        for message in messages {
+            for action in midi.receive(message, now: now) {
+                switch action {
+                case .command(let text):
+                    do throws(ControlError) {
+                        guard let command = try ControlCommand.parse(line: text) else { continue }
+                        out.append(.success(try perform(command)))
+                    } catch { out.append(.failure(ControlError("MIDI \(ControlError.quote(text)): \(error.message)"))) }
+                case .learned(let mapping):
+                    guard case .object(var top) = engine.document else { continue }
+                    top["midi"] = .array(midi.mappings.map(\.json))
+                    do throws(ControlError) {
+                        try apply(.object(top))
+                        out.append(.success(.ok("learned \(mapping.json.jsonText)")))
+                    } catch { out.append(.failure(error)) }
+                }
+            }
+        }
+        for command in midi.due(now: now) {
+            do throws(ControlError) { _ = try perform(command) } catch { out.append(.failure(ControlError("MIDI: \(error.message)"))) }
+        }
+        return out
     }
 
     /// The stream of the player channel `id` in the current plan.
@@ -139,6 +185,7 @@ public final class ControlInterpreter {
             ])
         }
         if !plugins.isEmpty { fields["plugins"] = .object(plugins) }
+        if let midi { fields["midi"] = midi.statusJSON }
         for (k, v) in hostStatus() { fields[k] = v }
         return .object(fields)
     }

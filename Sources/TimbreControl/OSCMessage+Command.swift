@@ -1,3 +1,5 @@
+import TimbreEngine
+
 /// Timbre's OSC namespace, mapped onto ``ControlCommand``:
 ///
 /// ```
@@ -6,6 +8,7 @@
 /// /timbre/load    s:"/path/preset.json"
 /// /timbre/insert  i:position      s:"{node JSON}"
 /// /timbre/remove  s:"node"
+/// /timbre/learn   s:"node.param" [f:min f:max [s:curve]]
 /// /timbre/status                  (answered to the sender: /timbre/status s:JSON)
 /// /timbre/meters                  (answered to the sender: /timbre/meters s:JSON)
 /// ```
@@ -70,13 +73,22 @@ extension OSCMessage {
             let t = try number(arguments[1], "the time")
             guard t >= 0 else { throw ControlError("seek: \(t) s is before the start of the file") }
             return .seek(player: id, seconds: t)
+        case ("/timbre/learn", 1), ("/timbre/learn", 3), ("/timbre/learn", 4):
+            var words = ["learn", try string(arguments[0], "the parameter")]
+            if arguments.count >= 3 {
+                words += [JSONValue.number(try number(arguments[1], "the minimum")).brief, JSONValue.number(try number(arguments[2], "the maximum")).brief]
+            }
+            if arguments.count == 4 { words.append(try string(arguments[3], "the curve")) }
+            guard !words.contains(where: { $0.contains(" ") }) else { throw ControlError("learn: no spaces in its arguments") }
+            guard let command = try ControlCommand.parse(line: words.joined(separator: " ")) else { throw ControlError("empty") }
+            return command
         case ("/timbre/subscribe", 0): return .subscribe
         case ("/timbre/status", 0): return .status
         case ("/timbre/save", 0): return .save(path: nil)
         case ("/timbre/save", 1): return .save(path: try string(arguments[0], "the preset path"))
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [s])")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/learn s [f f [s]], /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [s])")
         }
     }
 }

@@ -44,6 +44,18 @@ package final class JackClient: @unchecked Sendable {
         }
     }
 
+    /// Registers a MIDI input port.
+    package func registerMIDIInput(name: String) throws(JackError) -> OpaquePointer {
+        guard let p = timbre_jack_register_midi_port(client, name, 1) else { throw JackError("cannot register MIDI port \(name)") }
+        return p
+    }
+
+    /// Registers a MIDI output port (test clients that play MIDI).
+    package func registerMIDIOutput(name: String) throws(JackError) -> OpaquePointer {
+        guard let p = timbre_jack_register_midi_port(client, name, 0) else { throw JackError("cannot register MIDI port \(name)") }
+        return p
+    }
+
     package func activate() throws(JackError) {
         guard jack_activate(client) == 0 else { throw JackError("cannot activate the JACK client") }
         active = true

@@ -35,6 +35,11 @@ struct JackProcessContext {
     /// skipped periods look like from inside (it reports no xrun for them).
     let missedCycles: UnsafeAtomic<Int>
     let missedFrames: UnsafeAtomic<Int>
+    /// The MIDI input port (`--midi`), or nil, and the ring its messages go into.
+    let midiPort: OpaquePointer?
+    let midiRing: MIDIEventRing
+    /// Messages longer than 3 bytes (SysEx), not queued.
+    let midiIgnored: UnsafeAtomic<Int>
 }
 
 /// What a recording slot points at: the tap and where it listens.
@@ -81,11 +86,14 @@ public final class JackHost: @unchecked Sendable {
     /// `host`: how `player` channels get their streams and `plugin` nodes load
     /// (TimbreFile's `HostServices.files(in:plugins:)` with TimbrePlugins' `PluginHost.loader`).
     /// `cycleHooks`: C functions called first and last in every process cycle.
-    public init(name: String, document: JSONValue, inputs: Int, outputs: Int,
+    /// `midiInput`: registers a MIDI input port `midi_in`, whose short messages the control
+    /// thread reads with ``drainMIDI()``.
+    public init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
                 host: HostServices = .none, cycleHooks: CycleHooks? = nil) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
+        let midiPort = midiInput ? try jack.registerMIDIInput(name: "midi_in") : nil
         let rate = Double(jack.sampleRate)
         // No input ports (players only): the engine reads one channel of silence.
         engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: max(1, inputs), outputChannelCount: outputs,
@@ -102,7 +110,8 @@ public final class JackHost: @unchecked Sendable {
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
             shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
             cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots(),
-            client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0)))
+            client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0),
+            midiPort: midiPort, midiRing: MIDIEventRing(capacity: 4096), midiIgnored: .create(0)))
         let arg = UnsafeMutableRawPointer(context)
         jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
@@ -172,6 +181,7 @@ public final class JackHost: @unchecked Sendable {
         }
         c.recordSlots.deallocate()
         c.expectedFrameTime.deallocate(); c.missedCycles.destroy(); c.missedFrames.destroy()
+        c.midiRing.deallocate(); c.midiIgnored.destroy()
         c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy(); c.latencyFrames.destroy()
         context.deinitialize(count: 1)
         context.deallocate()
@@ -203,6 +213,18 @@ public final class JackHost: @unchecked Sendable {
             c.expectedFrameTime.pointee = Int64(UInt32(truncatingIfNeeded: now + Int64(frames)))
             for k in 0..<c.outputCount {
                 c.outBuffers[k] = jack_port_get_buffer(c.outputPorts[k], jack_nframes_t(frames))!.assumingMemoryBound(to: Float.self)
+            }
+            // MIDI: complete short messages into the ring, for the control thread to map.
+            if let port = c.midiPort, let buffer = jack_port_get_buffer(port, jack_nframes_t(frames)) {
+                let count = jack_midi_get_event_count(buffer)
+                var event = jack_midi_event_t()
+                for k in 0..<count where jack_midi_event_get(&event, buffer, k) == 0 {
+                    if (1...3).contains(event.size), let bytes = event.buffer, bytes[0] >= 0x80 {
+                        c.midiRing.push(bytes, count: Int(event.size))
+                    } else {
+                        c.midiIgnored.wrappingIncrement(ordering: .relaxed)
+                    }
+                }
             }
         }
         c.renderer.render(input: UnsafePointer(c.inBuffers), output: UnsafePointer(c.outBuffers), frameCount: frames)
@@ -303,6 +325,14 @@ public final class JackHost: @unchecked Sendable {
     /// periods, which it does not report as xruns), and how many frames they held.
     public var missedCycles: Int { context.pointee.missedCycles.load(ordering: .relaxed) }
     public var missedFrames: Int { context.pointee.missedFrames.load(ordering: .relaxed) }
+
+    /// The MIDI input port's full name (nil without `midiInput`).
+    public var midiPortName: String? { context.pointee.midiPort.map(jack.fullName) }
+    /// MIDI messages since the last call, oldest first (control thread only).
+    public func drainMIDI() -> [[UInt8]] { context.pointee.midiPort == nil ? [] : context.pointee.midiRing.drain() }
+    /// MIDI messages dropped because the ring was full, and SysEx or malformed ones ignored.
+    public var midiDropped: Int { context.pointee.midiRing.dropped.load(ordering: .relaxed) }
+    public var midiIgnored: Int { context.pointee.midiIgnored.load(ordering: .relaxed) }
     public var bufferSize: Int { context.pointee.bufferSize.load(ordering: .relaxed) }
     public var isShutDown: Bool { context.pointee.shutdown.load(ordering: .acquiring) }
 

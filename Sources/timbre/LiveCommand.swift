@@ -35,6 +35,10 @@ struct LiveCommand: ParsableCommand {
           seek <player> <seconds>        /timbre/seek s f
               sample-exact, 5 ms fades; set <player>.rate 1.5 and set <player>.loops 2
               change a playing player
+          learn <node>.<param> [min max [linear|log|db]]
+                                         /timbre/learn s [f f [s]]
+              with --midi: bind the next controller that moves (the preset's midi
+              section maps controllers, notes and program changes)
           status                         /timbre/status
               one line of JSON: preset, rate, buffer, xruns, DSP load, NaN blocks,
               meters, players
@@ -71,6 +75,8 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
     @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP; off unless given). Any process of any user on this machine can send to it: what it carries cannot load plugin files by path, nor presets outside --presets-dir.") var oscPort: Int?
+    @Flag(name: .long, help: "Open a JACK MIDI input port midi_in: the preset's midi section maps controllers, notes and program changes to parameters and commands; `learn <node>.<param>` binds the next controller that moves.") var midi = false
+    @Option(name: .long, help: "MIDI ports to connect to midi_in, comma-separated (with --midi).") var connectMidi: String?
     @Option(name: .long, help: "Listen for commands on a Unix-domain socket at PATH, created with mode 0600: only this user can connect. One command per line, as on stdin; replies (ok:, error:, status:, meters:) go back to the client.") var controlSocket: String?
     @Option(name: .long, help: "The folder `load` commands (stdin, OSC) read presets from (default: the current one).") var presetsDir: String = "."
     @Flag(name: .long, help: "Let `load` commands read presets from any path.") var allowAnyPath = false
@@ -84,7 +90,7 @@ struct LiveCommand: ParsableCommand {
         let host: JackHost
         do {
             let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
-            host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs,
+            host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs, midiInput: midi,
                                 host: .files(in: directory, plugins: PluginHost.loader))
         } catch let e as PresetError {
             throw CLIError.usage("\(label): \(e)")
@@ -102,6 +108,13 @@ struct LiveCommand: ParsableCommand {
         }
         for (k, port) in (connectOutputs?.split(separator: ",").map(String.init) ?? []).enumerated() where k < outputs {
             do { try host.jack.connect(host.outputPortNames[k], port) } catch { reportError("\(error)") }
+        }
+        if let midiPort = host.midiPortName {
+            for port in connectMidi?.split(separator: ",").map(String.init) ?? [] {
+                do { try host.jack.connect(port, midiPort) } catch { reportError("\(error)") }
+            }
+        } else if connectMidi != nil {
+            throw CLIError.usage("--connect-midi needs --midi")
         }
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
@@ -149,8 +162,11 @@ struct LiveCommand: ParsableCommand {
                 "inputs": .array(host.inputPortNames.map { .string($0) }),
                 "outputs": .array(host.outputPortNames.map { .string($0) }),
                 "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
+                "midiInput": host.midiPortName.map { .object(["port": .string($0), "dropped": .number(Double(host.midiDropped)),
+                                                               "ignored": .number(Double(host.midiIgnored))]) } ?? .null,
             ]
         })
+        if midi { interpreter.midi = MIDIMapper(mappings: host.engine.preset.midi, range: { MIDIMapper.defaultRange($0, in: host.engine.preset) }) }
         // `save`: over the preset file given with --preset (the user's own), or a file in the
         // presets folder; written to a temporary file beside it, then renamed.
         let launchedFrom = FileManager.default.fileExists(atPath: preset) ? preset : nil
@@ -168,11 +184,14 @@ struct LiveCommand: ParsableCommand {
             return requested ?? target
         }
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
-            + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? "") + (controlSocket.map { "; control socket \($0)" } ?? ""))
+            + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? "") + (controlSocket.map { "; control socket \($0)" } ?? "") + (host.midiPortName.map { "; MIDI in \($0)" } ?? ""))
         func noteBandsLeftOut() {
             if let notice = host.engine.preset.bandsLeftOutNotice(sampleRate: Double(host.jack.sampleRate)) { say("note: \(notice)") }
         }
         noteBandsLeftOut()
+        if !midi && !host.engine.preset.midi.isEmpty {
+            say("note: the preset maps \(host.engine.preset.midi.count) MIDI message\(host.engine.preset.midi.count == 1 ? "" : "s"); start with --midi to use them")
+        }
 
         var errors = RateLimitedReporter()
         var watchedDate = Self.modificationDate(preset)
@@ -270,6 +289,13 @@ struct LiveCommand: ParsableCommand {
                         // The sender hears why (rate-limited like the printed errors).
                         if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/error", arguments: [.string(e.message)]), to: peer) }
                     }
+                }
+            }
+            for result in interpreter.handleMIDI(host.drainMIDI(), now: clock()) {
+                switch result {
+                case .success(.ok(let text)): say("ok: " + text)
+                case .success: break
+                case .failure(let e): reject(e.message)
                 }
             }
             if let summary = errors.flush(now: clock()) { reportError(summary) }

@@ -167,3 +167,79 @@ final class TapClient {
         return isDone
     }
 }
+
+/// What a ``MIDISender``'s process callback reads: messages the test queued, as bytes with
+/// their ends, and how many it has sent.
+struct MIDISenderContext {
+    let port: OpaquePointer
+    let bytes: UnsafeMutablePointer<UInt8>
+    let ends: UnsafeMutablePointer<Int>
+    let queued: UnsafeAtomic<Int>
+    let sent: UnsafeAtomic<Int>
+    /// At most this many messages in one cycle.
+    let perCycle: Int
+}
+
+/// A JACK client with one MIDI output port (`<name>:midi_out`) that sends the messages a
+/// test queues, up to `perCycle` a cycle, spread over the period.
+final class MIDISender {
+    let jack: JackClient
+    let context: UnsafeMutablePointer<MIDISenderContext>
+    static let byteCapacity = 1 << 22, messageCapacity = 1 << 18
+    private var byteCount = 0
+
+    init(name: String, perCycle: Int = 16) throws {
+        jack = try JackClient(name: name)
+        let port = try jack.registerMIDIOutput(name: "midi_out")
+        context = .allocate(capacity: 1)
+        context.initialize(to: MIDISenderContext(port: port, bytes: .allocate(capacity: Self.byteCapacity), ends: .allocate(capacity: Self.messageCapacity),
+                                                 queued: .create(0), sent: .create(0), perCycle: perCycle))
+        jack_set_process_callback(jack.client, { frames, arg in
+            let c = arg!.assumingMemoryBound(to: MIDISenderContext.self).pointee
+            guard let buffer = jack_port_get_buffer(c.port, frames) else { return 0 }
+            jack_midi_clear_buffer(buffer)
+            let queued = c.queued.load(ordering: .acquiring)
+            var next = c.sent.load(ordering: .relaxed)
+            var k = 0
+            while next < queued && k < c.perCycle {
+                let start = next == 0 ? 0 : c.ends[next - 1]
+                let time = jack_nframes_t(k * Int(frames) / c.perCycle)
+                _ = jack_midi_event_write(buffer, time, c.bytes + start, c.ends[next] - start)
+                next += 1; k += 1
+            }
+            c.sent.store(next, ordering: .releasing)
+            return 0
+        }, UnsafeMutableRawPointer(context))
+        try jack.activate()
+    }
+
+    var portName: String { "\(jack.name):midi_out" }
+
+    /// Queues messages (each 1 or more bytes) to be sent from the next cycle on.
+    func send(_ messages: [[UInt8]]) {
+        var n = context.pointee.queued.load(ordering: .relaxed)
+        for m in messages where !m.isEmpty && n < Self.messageCapacity && byteCount + m.count <= Self.byteCapacity {
+            for (i, b) in m.enumerated() { context.pointee.bytes[byteCount + i] = b }
+            byteCount += m.count
+            context.pointee.ends[n] = byteCount
+            n += 1
+        }
+        context.pointee.queued.store(n, ordering: .releasing)
+    }
+
+    var sentCount: Int { context.pointee.sent.load(ordering: .acquiring) }
+
+    /// Waits until every queued message went out.
+    func waitUntilSent(timeout: Double) -> Bool {
+        ProcessRunner.wait(timeout: timeout) { self.sentCount == self.context.pointee.queued.load(ordering: .acquiring) }
+    }
+
+    func close() { jack.close() }
+
+    deinit {
+        jack.close()
+        let c = context.pointee
+        c.bytes.deallocate(); c.ends.deallocate(); c.queued.destroy(); c.sent.destroy()
+        context.deallocate()
+    }
+}

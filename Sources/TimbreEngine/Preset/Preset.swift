@@ -6,6 +6,8 @@ public struct Preset: Sendable, Equatable {
     public var name: String
     public var description: String?
     public var form: Form
+    /// What MIDI messages do in `timbre live` (the `midi` section).
+    public var midi: [MIDIMapping] = []
 
     /// The two shapes a preset takes.
     public enum Form: Sendable, Equatable {

@@ -63,8 +63,11 @@ public enum PresetDecoder {
         case (nil, nil): throw PresetError(path: "chain", "missing required field (or give \"graph\")")
         case (_?, _?): throw PresetError(path: "", "give either \"chain\" or \"graph\", not both")
         }
+        let midi = try top.optional("midi").map { (f: Field) throws(PresetError) in try decodeMIDI(f) } ?? []
         try top.finish()
-        return Preset(name: name, description: description, form: form)
+        var preset = Preset(name: name, description: description, form: form)
+        preset.midi = midi
+        return preset
     }
 
     static func decodeChain(_ field: Field) throws(PresetError) -> [NodeSpec] {

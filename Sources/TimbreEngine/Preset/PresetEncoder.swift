@@ -8,6 +8,7 @@ public enum PresetEncoder {
     public static func encode(_ preset: Preset) -> JSONValue {
         var o: [String: JSONValue] = ["version": .number(Double(Preset.formatVersion)), "name": .string(preset.name)]
         if let d = preset.description { o["description"] = .string(d) }
+        if !preset.midi.isEmpty { o["midi"] = .array(preset.midi.map(\.json)) }
         switch preset.form {
         case .chain(let chain): o["chain"] = encode(chain)
         case .graph(let g): o["graph"] = encode(g)
