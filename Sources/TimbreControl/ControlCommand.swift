@@ -8,8 +8,10 @@ public enum ControlCommand: Equatable, Sendable {
     case set(address: String, value: Double)
     case bypass(node: String, on: Bool)
     case load(path: String)
-    /// Writes the running document: to `path`, or (nil) over the preset it was loaded from.
-    case save(path: String?)
+    /// Writes the running document: to `path`, or (nil) over the preset it was loaded from;
+    /// with `positions`, each player's place (as its `offset`) and whether it plays (as its
+    /// `autoplay`), so a reload resumes there.
+    case save(path: String?, positions: Bool = false)
     /// Inserts a node (its JSON object, on one line) at a position in the top-level chain.
     case insert(position: Int, node: JSONValue)
     /// Removes the node with this id.
@@ -31,7 +33,7 @@ public enum ControlCommand: Equatable, Sendable {
     case quit
 
     /// The grammar, for help and error messages.
-    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, learn <node>.<param> [min max [linear|log|db]], status, meters, quit"
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [--positions] [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, learn <node>.<param> [min max [linear|log|db]], status, meters, quit"
 
     /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
     public static let maxLineBytes = 65536
@@ -61,6 +63,8 @@ public enum ControlCommand: Equatable, Sendable {
         case ("load", 2...):
             return .load(path: words.dropFirst().joined(separator: " "))
         case ("save", 1): return .save(path: nil)
+        case ("save", 2) where words[1] == "--positions": return .save(path: nil, positions: true)
+        case ("save", 3...) where words[1] == "--positions": return .save(path: words.dropFirst(2).joined(separator: " "), positions: true)
         case ("save", 2...): return .save(path: words.dropFirst().joined(separator: " "))
         case ("insert", 3...):
             guard let position = Int(words[1]), position >= 0 else { throw ControlError("insert: \(ControlError.quote(words[1])) is not a position (0, 1, 2 …)") }

@@ -27,6 +27,9 @@ public final class ControlInterpreter {
     /// Writes the running document for `save` (the host decides where it may go); returns
     /// the path written. nil: this host cannot save.
     public var saveDocument: ((JSONValue, String?) throws -> String)?
+    /// Each player's place for `save --positions`: seconds into its region, and whether it
+    /// plays (by channel id).
+    public var playerPositions: (() -> [String: (offset: Double, playing: Bool)])?
     /// MIDI mappings in use (`--midi`), kept equal to the running preset's `midi` section.
     public var midi: MIDIMapper?
 
@@ -69,9 +72,10 @@ public final class ControlInterpreter {
             try ControlPolicy.refusePluginFilePaths(in: doc, what: label)
             do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
             return .ok("loaded \(label) (\(engine.preset.name))")
-        case .save(let path):
+        case .save(let path, let positions):
             guard let saveDocument else { throw ControlError("save: this host has no preset file to save to") }
-            do { return .ok("saved \(try saveDocument(engine.document, path))") } catch { throw ControlError("save: \(error)") }
+            let document = positions ? Self.document(engine.document, with: playerPositions?() ?? [:]) : engine.document
+            do { return .ok("saved \(try saveDocument(document, path))" + (positions ? " with player positions" : "")) } catch { throw ControlError("save: \(error)") }
         case .insert(let position, let node):
             try ControlPolicy.refusePluginFilePaths(in: node, what: "insert")
             try apply(try editor.inserting(node, at: position))
@@ -152,6 +156,20 @@ public final class ControlInterpreter {
             do throws(ControlError) { _ = try perform(command) } catch { out.append(.failure(ControlError("MIDI: \(error.message)"))) }
         }
         return out
+    }
+
+    /// `document` with each listed player's `offset` and `autoplay` set (a graph's channels).
+    static func document(_ document: JSONValue, with positions: [String: (offset: Double, playing: Bool)]) -> JSONValue {
+        guard case .object(var top) = document, case .object(var graph)? = top["graph"], case .array(var channels)? = graph["channels"] else { return document }
+        for k in channels.indices {
+            guard case .object(var channel) = channels[k], case .string(let id)? = channel["id"], let place = positions[id],
+                  case .object(var player)? = channel["player"] else { continue }
+            player["offset"] = .number((place.offset * 1000).rounded() / 1000)
+            player["autoplay"] = .bool(place.playing)
+            channel["player"] = .object(player); channels[k] = .object(channel)
+        }
+        graph["channels"] = .array(channels); top["graph"] = .object(graph)
+        return .object(top)
     }
 
     /// The stream of the player channel `id` in the current plan.

@@ -9,6 +9,7 @@ import TimbreEngine
 /// /timbre/insert  i:position      s:"{node JSON}"
 /// /timbre/remove  s:"node"
 /// /timbre/learn   s:"node.param" [f:min f:max [s:curve]]
+/// /timbre/save    [T|F:player positions] [s:"preset.json"]
 /// /timbre/status                  (answered to the sender: /timbre/status s:JSON)
 /// /timbre/meters                  (answered to the sender: /timbre/meters s:JSON)
 /// ```
@@ -85,10 +86,15 @@ extension OSCMessage {
         case ("/timbre/subscribe", 0): return .subscribe
         case ("/timbre/status", 0): return .status
         case ("/timbre/save", 0): return .save(path: nil)
-        case ("/timbre/save", 1): return .save(path: try string(arguments[0], "the preset path"))
+        case ("/timbre/save", 1):
+            if case .bool(let positions) = arguments[0] { return .save(path: nil, positions: positions) }
+            return .save(path: try string(arguments[0], "the preset path"))
+        case ("/timbre/save", 2):
+            guard case .bool(let positions) = arguments[0] else { throw ControlError("/timbre/save T|F s: the first argument is T or F (player positions)") }
+            return .save(path: try string(arguments[1], "the preset path"), positions: positions)
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/learn s [f f [s]], /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [s])")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/learn s [f f [s]], /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [T|F] [s])")
         }
     }
 }

@@ -24,8 +24,10 @@ struct LiveCommand: ParsableCommand {
           bypass <node> on|off           /timbre/bypass s i
           load <preset.json>             /timbre/load s
               replace the whole preset (from --presets-dir)
-          save [preset.json]             /timbre/save [s]
-              write the running preset, by default over the --preset file
+          save [--positions] [preset.json]
+                                         /timbre/save [T|F] [s]
+              write the running preset (and MIDI mappings), by default over the
+              --preset file; --positions keeps where each player is
           insert <position> <node JSON>  /timbre/insert i s
               e.g. insert 0 {"type": "gain", "id": "pad", "gain": -6}
           remove <node>                  /timbre/remove s
@@ -170,6 +172,9 @@ struct LiveCommand: ParsableCommand {
         // `save`: over the preset file given with --preset (the user's own), or a file in the
         // presets folder; written to a temporary file beside it, then renamed.
         let launchedFrom = FileManager.default.fileExists(atPath: preset) ? preset : nil
+        interpreter.playerPositions = {
+            Dictionary(PlayerStatus.all(host.engine).map { ($0.id, (offset: max(0, $0.currentTime - $0.state.spec.start), playing: $0.playing)) }) { a, _ in a }
+        }
         interpreter.saveDocument = { document, requested in
             let target: String
             if let requested {

@@ -142,7 +142,19 @@ extension LiveJackTests {
         let peak = recorder.channel(0).map { abs($0) }.max() ?? 0
         print("players only, --inputs 0: output peak \(peak) (the file's 0.251)")
         #expect(abs(peak - 0.2512) < 0.01)
+        // save --positions: the player's place as its offset, playing as autoplay.
         var mark = live.output.count
+        live.send("pause backing")
+        #expect(live.waitForLine(after: mark) { $0 == "ok: pause backing" } != nil)
+        let place = (try live.status()["players"] as? [String: Any])?["backing"] as? [String: Any]
+        live.send("save --positions paused.json")
+        #expect(live.waitForLine(after: mark) { $0 == "ok: saved paused.json with player positions" } != nil, "\(live.output) \(live.errors)")
+        let saved = try PresetDecoder.decode(Data(contentsOf: URL(fileURLWithPath: d + "/paused.json")))
+        let player = saved.playerSpecs.first?.spec
+        print("save --positions while paused at \(place?["currentTime"] ?? "?") s: offset \(player?.offset ?? -1), autoplay \(player?.autoplay ?? true)")
+        #expect(abs((player?.offset ?? -1) - (place?["currentTime"] as? Double ?? -2)) <= 0.001 && player?.autoplay == false)
+        live.send("play backing")
+        mark = live.output.count
         live.send("record start nope.wav inputs")
         #expect(ProcessRunner.wait(timeout: 5) { live.errors.contains("this host has no input ports to record") }, "\(live.errors)")
         // A live edit, then the file changes on disk.
