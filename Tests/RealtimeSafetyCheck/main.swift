@@ -7,6 +7,7 @@
 // removes, and whole-preset loads. Any allocation, free, lock, syscall or I/O inside the
 // bracket makes RealtimeSanitizer abort the process (exit code 43). `--self-test` allocates
 // inside the bracket on purpose: it must die with 43, which shows the sanitizer is active.
+import CJack
 import CRealtimeSanitizer
 import Foundation
 import TimbreControl
@@ -120,10 +121,20 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
     defer { server.stop() }
     for (phase, json, edit) in [("JACK, every chain node", EveryNodePresets.chain, EveryNodePresets.edit),
                                 ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins)] {
-        let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2,
+        let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2, midiInput: true,
                                 host: HostServices(plugins: PluginHost.loader),
                                 cycleHooks: .init(enter: enter, exit: timbre_rtsan_realtime_exit))
         try host.activate()
+        // MIDI into the host's midi_in every cycle (a controller, a note, a SysEx it ignores):
+        // the host reads its MIDI port inside the realtime section.
+        let midiSource = try JackClient(name: "rtsan-midi")
+        let midiPort = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: 1)
+        midiPort.initialize(to: try midiSource.registerMIDIOutput(name: "out"))
+        defer { midiSource.close(); midiPort.deallocate() }
+        jack_set_process_callback(midiSource.client, MIDISource.process, UnsafeMutableRawPointer(midiPort))
+        try midiSource.activate()
+        try midiSource.connect("rtsan-midi:out", host.midiPortName!)
+        var midiMessages = 0
         // Recording on: the master and the dry input into takes (paused, resumed, marked),
         // and a ring nobody drains (every cycle an overrun).
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-rtsan-\(getpid())-\(phase.count)").path
@@ -144,6 +155,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
             if edits == 100 { master.pause(); master.marker("paused") }
             if edits == 200 { master.resume() }
             _ = host.pollEvents()
+            midiMessages += host.drainMIDI().count
             usleep(5000)
         }
         let cycles = host.cycles
@@ -151,11 +163,12 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
         for k in slots { host.detach(slot: k) }
         host.close()
         _ = host.pollEvents()
-        print("RealtimeSanitizer (\(phase)): \(cycles) JACK process cycles in realtime sections with \(edits) concurrent edits and 3 recording taps"
+        print("RealtimeSanitizer (\(phase)): \(cycles) JACK process cycles in realtime sections with \(edits) concurrent edits, 3 recording taps and \(midiMessages) MIDI messages read (\(host.midiIgnored) SysEx ignored)"
               + " (takes of \(takes[0].frames) and \(takes[1].frames) frames, \(stuck.overruns) overrun on the undrained ring); no violations")
         stuck.deallocate()
         if takes.contains(where: { $0.frames < 48_000 || $0.error != nil }) { print("RealtimeSanitizer (JACK): a take failed"); exit(1) }
         if cycles < 100 { print("RealtimeSanitizer (JACK): too few cycles ran"); exit(1) }
+        if midiMessages < cycles { print("RealtimeSanitizer (JACK): MIDI did not arrive"); exit(1) }
     }
 } else {
     print("RealtimeSanitizer (JACK): skipped, /usr/bin/jackd is not installed")
@@ -188,3 +201,20 @@ for _ in 0..<2_000 {
 }
 print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
 print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, plugin and player presets); no violations")
+
+/// The MIDI-sending client's process callback, outside the main actor (top-level closures
+/// would be isolated to it and trap on JACK's thread).
+enum MIDISource {
+    static let process: JackProcessCallback = { frames, arg in
+        guard let buffer = jack_port_get_buffer(arg!.assumingMemoryBound(to: OpaquePointer.self).pointee, frames) else { return 0 }
+        jack_midi_clear_buffer(buffer)
+        var messages: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0xB0, 7, 64, 0x90, 60, 100, 0xF0, 0x7E, 0x7F, 0x06, 0xF7)
+        withUnsafeBytes(of: &messages) { raw in
+            let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            _ = jack_midi_event_write(buffer, 0, bytes, 3)
+            _ = jack_midi_event_write(buffer, 1, bytes + 3, 3)
+            _ = jack_midi_event_write(buffer, 2, bytes + 6, 5)
+        }
+        return 0
+    }
+}
