@@ -1,8 +1,8 @@
 import Foundation
 import TimbreEngine
 
-/// Turns MIDI messages into live commands by a preset's `midi` mappings (``MIDIMapping``), and
-/// learns new mappings (`learn <path>`).
+/// Turns MIDI messages into live commands by a preset's `midi` mappings (TimbreEngine's
+/// `MIDIMapping`), and learns new mappings (`learn <path>`).
 ///
 /// Controller moves are coalesced: each target keeps only its newest value and is set at
 /// most once per ``interval`` (a controller sending hundreds of messages a second costs a
