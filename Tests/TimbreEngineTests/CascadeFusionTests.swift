@@ -79,7 +79,8 @@ import TimbreTestSupport
         let noise = Signals.noise(48_000, amplitude: 0.3, seed: 12)
         _ = d.run(noise[0..<12_000])
         try engine.apply(.insert(position: 1, node: .object(["type": .string("peak"), "id": .string("b"), "frequency": .number(1000), "gain": .number(6)])))
-        #expect(engine.plan.nodeKeys == ["a", "b", "c"] && engine.plan.hasUnfusedNewcomers)
+        // A live engine's plans end with the output meter (`master`).
+        #expect(engine.plan.nodeKeys == ["a", "b", "c", "master"] && engine.plan.hasUnfusedNewcomers)
         var blocks = 0
         for k in 0..<40 where engine.plan.hasUnfusedNewcomers {  // 40 × 256 frames = 213 ms
             _ = d.run(noise[(12_000 + 256 * k)..<(12_256 + 256 * k)])
@@ -88,7 +89,7 @@ import TimbreTestSupport
         }
         // Not before the fade-in (30 ms) and the crossfade (15 ms) are over: 2,160 frames.
         #expect(blocks * 256 >= 2_160, "fused after \(blocks) blocks")
-        #expect(engine.plan.nodeKeys == ["a+b+c"] && !engine.plan.hasUnfusedNewcomers)
+        #expect(engine.plan.nodeKeys == ["a+b+c", "master"] && !engine.plan.hasUnfusedNewcomers)
         // Silence until every memory is exactly zero, then the live output equals a fresh plan's.
         _ = d.run([Float](repeating: 0, count: 48_000 * 4)[...])
         let live = d.run(noise[24_000...])
