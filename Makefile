@@ -7,11 +7,12 @@ BUILD_FLAGS := -c $(CONFIG)
 # oracles, jackd2 runs JACK tests, python3-jsonschema validates presets against the JSON Schema,
 # librsvg2-bin's rsvg-convert turns plots into PNG; liblilv-dev, lv2-dev and ladspa-sdk build the
 # plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load;
-# pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire).
+# pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire; chromium,
+# driven by Playwright from PyPI, tests the control page).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
-                pipewire pipewire-bin pipewire-jack
+                pipewire pipewire-bin pipewire-jack chromium
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins
 BIN := .build/$(CONFIG)/timbre
@@ -50,6 +51,7 @@ endef
 
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
+	@python3 -c "import playwright" 2>/dev/null || python3 -m pip install --quiet playwright || python3 -m pip install --quiet --break-system-packages playwright
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 toolchain not found on PATH (https://swift.org/install)"; exit 1; }
 
 bench-deps:

@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // The web surface (`timbre live --http`): HTTP and WebSocket on SwiftNIO.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (the DocC catalogs in Sources/*/*.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -55,8 +57,14 @@ let package = Package(
         .target(name: "TimbreJack", dependencies: ["TimbreEngine", "CJack", "CTimbreSupport",
                                                    .product(name: "Atomics", package: "swift-atomics")],
                 swiftSettings: realtimeChecks),
+        .target(name: "TimbreWeb", dependencies: [
+            "TimbreControl", "TimbreEngine",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
         .executableTarget(name: "timbre", dependencies: [
-            "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins",
+            "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins", "TimbreWeb",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
@@ -85,8 +93,9 @@ let package = Package(
         .testTarget(name: "TimbreFileTests", dependencies: ["TimbreFile", "TimbreTestSupport"]),
         .testTarget(name: "TimbrePluginsTests", dependencies: ["TimbrePlugins", "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreTestSupport"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreFile", "TimbreTestSupport", "CEbur128"]),
+        .testTarget(name: "TimbreWebTests", dependencies: ["TimbreWeb", "TimbreTestSupport", .product(name: "NIOHTTP1", package: "swift-nio")]),
         .testTarget(name: "TimbreJackTests", dependencies: [
             "TimbreJack", "TimbreEngine", "TimbreControl", "TimbreFile", "TimbrePlugins", "TimbreTestSupport", "CJack", .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        ], exclude: ["Web"]),
     ]
 )

@@ -16,7 +16,10 @@ for f in files:
     text = open(f, encoding="utf-8").read()
     json.loads(text)
     out.append(f"        ({json.dumps(name)}, #\"\"\"\n{text}\"\"\"#),")
-out += ["    ]", "}", ""]
+out += ["    ]", "",
+        "    /// `Presets/timbre-preset.schema.json`: what the web page builds its controls from.",
+        "    static let schema = #\"\"\"\n" + open(os.path.join(root, "Presets", "timbre-preset.schema.json"), encoding="utf-8").read() + "\"\"\"#",
+        "}", ""]
 dst = os.path.join(root, "Sources", "timbre", "EmbeddedPresets.swift")
 new = "\n".join(out)
 if len(sys.argv) > 1 and sys.argv[1] == "--check":

@@ -6,6 +6,9 @@ import TimbreEngine
 /// checks ids and parameters, and the preset decoder checks ranges.
 public enum ControlCommand: Equatable, Sendable {
     case set(address: String, value: Double)
+    /// Sets a parameter to a choice, a switch or a number given as JSON (`set
+    /// eq.bands[0].shape lowshelf` on stdin, a string over OSC, any value from the web page).
+    case setValue(address: String, value: JSONValue)
     case bypass(node: String, on: Bool)
     case load(path: String)
     /// Writes the running document: to `path`, or (nil) over the preset it was loaded from;
@@ -50,8 +53,15 @@ public enum ControlCommand: Equatable, Sendable {
         guard let verb = words.first else { return nil }
         switch (verb, words.count) {
         case ("set", 3):
-            do { return .set(address: try parameterAddress(words[1]), value: try DecimalNumber.parse(words[2])) }
-            catch { throw ControlError("set: \(error.message)") }
+            do throws(ControlError) {
+                let address = try parameterAddress(words[1])
+                // A word (a choice such as lowshelf) rather than a number.
+                if let first = words[2].unicodeScalars.first, CharacterSet.letters.contains(first), words[2] != "nan", words[2] != "inf", words[2] != "infinity",
+                   words[2].unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }) {
+                    return .setValue(address: address, value: .string(words[2]))
+                }
+                return .set(address: address, value: try DecimalNumber.parse(words[2]))
+            } catch { throw ControlError("set: \(error.message)") }
         case ("bypass", 3):
             let node: String
             do { node = try nodeID(words[1]) } catch { throw ControlError("bypass: \(error.message)") }

@@ -14,6 +14,9 @@ package final class ControlInbox: @unchecked Sendable {
         case packet(Data, from: OSCPeer? = nil)
         /// A line from a client of the control socket (replies go back to it).
         case socketLine(String, from: SocketClient)
+        /// A page connected to the web surface (it gets the hello), and a page's message.
+        case webConnected(Int)
+        case webMessage(String, from: Int)
     }
 
     /// A connection to the control socket (``listenUnixSocket(path:)``).
@@ -45,13 +48,24 @@ package final class ControlInbox: @unchecked Sendable {
 
     package init(capacity: Int = 4096) { self.capacity = capacity }
 
+    /// Signalled by every push: the control loop sleeps on it between its turns.
+    private let arrival = DispatchSemaphore(value: 0)
+
     /// Queues an item; returns false (and counts it) when the inbox is full.
     @discardableResult
     package func push(_ item: Item) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        guard items.count < capacity else { dropped += 1; return false }
+        lock.lock()
+        guard items.count < capacity else { dropped += 1; lock.unlock(); return false }
         items.append(item)
+        lock.unlock()
+        arrival.signal()
         return true
+    }
+
+    /// Sleeps until an item arrives or `seconds` pass (the control loop's pace: commands are
+    /// answered at once, and an idle host wakes only for its periodic work).
+    package func wait(seconds: Double) {
+        _ = arrival.wait(timeout: .now() + seconds)
     }
 
     /// Everything waiting, and how many items were dropped since the last drain.
@@ -122,7 +136,7 @@ package final class ControlInbox: @unchecked Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard path.utf8.count < capacity else { throw ControlError("\(path): a socket path has at most \(capacity - 1) bytes") }
-        _ = withUnsafeMutableBytes(of: &address.sun_path) { raw in path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) } }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) } }
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else { throw ControlError("\(path) exists and is not a socket (never replaced)") }

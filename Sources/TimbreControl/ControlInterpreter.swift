@@ -42,6 +42,8 @@ public final class ControlInterpreter {
     /// applied in order and each gets its own result.
     package func handle(_ item: ControlInbox.Item) -> [Result<Reply, ControlError>] {
         switch item {
+        case .webConnected, .webMessage:
+            return [.failure(ControlError("a page's messages go through the web session"))]
         case .line(let line), .socketLine(let line, _):
             do throws(ControlError) {
                 guard let command = try ControlCommand.parse(line: line) else { return [] }
@@ -63,6 +65,9 @@ public final class ControlInterpreter {
         case .set(let address, let value):
             try apply(try editor.setting(address, to: value))
             return .ok("set \(address) \(JSONValue.number(value).brief)")
+        case .setValue(let address, let value):
+            try apply(try editor.setting(address, toValue: value))
+            return .ok("set \(address) \(value.brief)")
         case .bypass(let node, let on):
             try apply(try editor.bypassing(node, on))
             return .ok("bypass \(node) \(on ? "on" : "off")")

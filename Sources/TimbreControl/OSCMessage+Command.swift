@@ -3,7 +3,7 @@ import TimbreEngine
 /// Timbre's OSC namespace, mapped onto ``ControlCommand``:
 ///
 /// ```
-/// /timbre/set     s:"node.param"  f|i|d:value
+/// /timbre/set     s:"node.param"  f|i|d:value, or s:choice, or T|F
 /// /timbre/bypass  s:"node"        T|F, or i|f 0|1
 /// /timbre/load    s:"/path/preset.json"
 /// /timbre/insert  i:position      s:"{node JSON}"
@@ -44,8 +44,10 @@ extension OSCMessage {
                         string: (Argument, String) throws(ControlError) -> String) throws(ControlError) -> ControlCommand {
         switch (address, arguments.count) {
         case ("/timbre/set", 2):
-            let addr = try string(arguments[0], "the parameter")
-            return .set(address: try ControlCommand.parameterAddress(addr), value: try number(arguments[1], "the value"))
+            let addr = try ControlCommand.parameterAddress(try string(arguments[0], "the parameter"))
+            if case .string(let word) = arguments[1] { return .setValue(address: addr, value: .string(word)) }
+            if case .bool(let b) = arguments[1] { return .setValue(address: addr, value: .bool(b)) }
+            return .set(address: addr, value: try number(arguments[1], "the value"))
         case ("/timbre/bypass", 2):
             let node = try ControlCommand.nodeID(try string(arguments[0], "the node"))
             if case .bool(let b) = arguments[1] { return .bypass(node: node, on: b) }

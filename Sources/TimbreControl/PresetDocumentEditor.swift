@@ -18,6 +18,18 @@ package struct PresetDocumentEditor: Sendable {
     /// `controls.gain` (the port symbol). Switches (`mute`, `solo`, `bypass`) take 0 or 1.
     package func setting(_ address: String, to value: Double) throws(ControlError) -> JSONValue {
         guard value.isFinite else { throw ControlError("\(address): \(value) is not a finite number") }
+        return try setting(address, toValue: .number(value))
+    }
+
+    /// Sets a parameter to a number, a string (a choice) or a boolean (a switch); the decoder
+    /// then checks it like any value in a file.
+    package func setting(_ address: String, toValue value: JSONValue) throws(ControlError) -> JSONValue {
+        switch value {
+        case .number(let d): guard d.isFinite else { throw ControlError("\(address): \(d) is not a finite number") }
+        case .string(let s): guard s.utf8.count <= 256 else { throw ControlError("\(address): a value of \(s.utf8.count) bytes refused") }
+        case .bool: break
+        default: throw ControlError("\(address): a value is a number, a word or true/false")
+        }
         let (target, rest) = try resolve(address)
         guard var relative = JSONValue.parsePath(rest) else { throw ControlError("\(address): malformed parameter path") }
         var doc = document
@@ -42,12 +54,15 @@ package struct PresetDocumentEditor: Sendable {
             if doc.value(at: (target + [.key("controls")])[...]) == nil, let d = doc.setting((target + [.key("controls")])[...], to: .object([:])) { doc = d }
             relative = [.key("controls"), .key(k)]
         }
-        let newValue: JSONValue
+        var newValue = value
         if relative.count == 1, case .key(let k) = relative[0], ParameterRanges.switchParameters.contains(k) {
-            guard value == 0 || value == 1 else { throw ControlError("\(address): a switch takes 0 (off) or 1 (on), got \(JSONValue.number(value).brief)") }
-            newValue = .bool(value == 1)
-        } else {
-            newValue = .number(value)
+            switch value {
+            case .bool: break
+            case .number(let d) where d == 0 || d == 1: newValue = .bool(d == 1)
+            case .string("on"): newValue = .bool(true)
+            case .string("off"): newValue = .bool(false)
+            default: throw ControlError("\(address): a switch takes 0 (off) or 1 (on), got \(value.brief)")
+            }
         }
         guard let edited = doc.setting((target + relative)[...], to: newValue) else {
             throw ControlError("\(address): no such parameter in this preset")

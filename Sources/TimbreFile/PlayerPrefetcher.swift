@@ -60,7 +60,9 @@ package final class PlayerPrefetcher: @unchecked Sendable {
                     lock.lock(); failures.append("\(error)"); lock.unlock()
                 }
             }
-            if wrote == 0 { usleep(5000) }
+            // Rings full: 5 ms (a ring holds seconds). No players at all: 50 ms (a preset
+            // loaded with players is picked up that soon; its rings start full).
+            if wrote == 0 { usleep(current.isEmpty ? 50_000 : 5000) }
         }
     }
 }

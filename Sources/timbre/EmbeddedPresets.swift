@@ -174,4 +174,1186 @@ enum EmbeddedPresets {
 }
 """#),
     ]
+
+    /// `Presets/timbre-preset.schema.json`: what the web page builds its controls from.
+    static let schema = #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://timbre.invalid/schema/timbre-preset-1.json",
+  "title": "Timbre preset, version 1",
+  "type": "object",
+  "additionalProperties": false,
+  "required": [
+    "version",
+    "name"
+  ],
+  "properties": {
+    "version": {
+      "const": 1
+    },
+    "name": {
+      "type": "string"
+    },
+    "description": {
+      "type": "string"
+    },
+    "chain": {
+      "$ref": "#/$defs/chain"
+    },
+    "graph": {
+      "$ref": "#/$defs/graph"
+    },
+    "midi": {
+      "type": "array",
+      "description": "What MIDI messages do in timbre live --midi (docs/LIVE.md#midi).",
+      "items": {
+        "$ref": "#/$defs/midiMapping"
+      }
+    }
+  },
+  "$defs": {
+    "frequency": {
+      "type": "number",
+      "minimum": 20,
+      "maximum": 20000,
+      "description": "Hz; must also be below 0.49 x the sample rate"
+    },
+    "gain": {
+      "type": "number",
+      "minimum": -20,
+      "maximum": 20,
+      "description": "dB"
+    },
+    "q": {
+      "type": "number",
+      "minimum": 0.1,
+      "maximum": 20
+    },
+    "design": {
+      "enum": [
+        "matched",
+        "bilinear"
+      ],
+      "default": "matched"
+    },
+    "common": {
+      "id": {
+        "type": "string"
+      },
+      "bypass": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "node": {
+      "type": "object",
+      "required": [
+        "type"
+      ],
+      "properties": {
+        "type": {
+          "enum": [
+            "highpass",
+            "lowpass",
+            "peak",
+            "lowshelf",
+            "highshelf",
+            "notch",
+            "bandpass",
+            "allpass",
+            "eq",
+            "gain",
+            "pan",
+            "pitch",
+            "meter",
+            "loudness",
+            "spectrum",
+            "plugin",
+            "compressor",
+            "deesser",
+            "limiter",
+            "gate",
+            "expander"
+          ]
+        }
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/passNode"
+        },
+        {
+          "$ref": "#/$defs/bellNode"
+        },
+        {
+          "$ref": "#/$defs/plainNode"
+        },
+        {
+          "$ref": "#/$defs/eqNode"
+        },
+        {
+          "$ref": "#/$defs/gainNode"
+        },
+        {
+          "$ref": "#/$defs/panNode"
+        },
+        {
+          "$ref": "#/$defs/pitchNode"
+        },
+        {
+          "$ref": "#/$defs/analysisNode"
+        },
+        {
+          "$ref": "#/$defs/pluginNode"
+        },
+        {
+          "$ref": "#/$defs/compressorNode"
+        },
+        {
+          "$ref": "#/$defs/limiterNode"
+        },
+        {
+          "$ref": "#/$defs/gateNode"
+        }
+      ]
+    },
+    "passNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "enum": [
+            "highpass",
+            "lowpass"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequency": {
+          "$ref": "#/$defs/frequency",
+          "description": "Hz; default 80 (highpass) or 12000 (lowpass)"
+        },
+        "slope": {
+          "enum": [
+            12,
+            24,
+            36,
+            48
+          ],
+          "default": 12,
+          "description": "Butterworth dB/octave"
+        },
+        "q": {
+          "$ref": "#/$defs/q",
+          "description": "one section with this Q instead of a Butterworth slope"
+        },
+        "design": {
+          "$ref": "#/$defs/design"
+        }
+      },
+      "not": {
+        "required": [
+          "slope",
+          "q"
+        ]
+      }
+    },
+    "bellNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "enum": [
+            "peak",
+            "lowshelf",
+            "highshelf"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequency": {
+          "$ref": "#/$defs/frequency",
+          "default": 1000
+        },
+        "gain": {
+          "$ref": "#/$defs/gain",
+          "default": 0
+        },
+        "q": {
+          "$ref": "#/$defs/q",
+          "default": 0.7071
+        },
+        "design": {
+          "$ref": "#/$defs/design"
+        }
+      }
+    },
+    "plainNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "enum": [
+            "notch",
+            "bandpass",
+            "allpass"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequency": {
+          "$ref": "#/$defs/frequency",
+          "default": 1000
+        },
+        "q": {
+          "$ref": "#/$defs/q",
+          "default": 0.7071
+        },
+        "design": {
+          "$ref": "#/$defs/design"
+        }
+      }
+    },
+    "eqNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "const": "eq"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "design": {
+          "$ref": "#/$defs/design"
+        },
+        "bands": {
+          "type": "array",
+          "maxItems": 10,
+          "description": "default: ten flat peaking bands at 31.5, 63, 125, 250, 500, 1k, 2k, 4k, 8k, 16k Hz, Q 1",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "frequency": {
+                "$ref": "#/$defs/frequency",
+                "description": "default: the octave centre for this band's index"
+              },
+              "gain": {
+                "$ref": "#/$defs/gain",
+                "default": 0
+              },
+              "q": {
+                "$ref": "#/$defs/q",
+                "default": 1
+              },
+              "shape": {
+                "enum": [
+                  "peak",
+                  "lowshelf",
+                  "highshelf"
+                ],
+                "default": "peak"
+              }
+            }
+          }
+        }
+      }
+    },
+    "gainNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "const": "gain"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "gain": {
+          "type": "number",
+          "minimum": -96,
+          "maximum": 24,
+          "default": 0,
+          "description": "dB"
+        },
+        "volume": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1,
+          "description": "linear, AVAudioPlayer-style"
+        }
+      },
+      "not": {
+        "required": [
+          "gain",
+          "volume"
+        ]
+      }
+    },
+    "panNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "type": {
+          "const": "pan"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "pan": {
+          "type": "number",
+          "minimum": -1,
+          "maximum": 1,
+          "default": 0
+        }
+      }
+    },
+    "pitchNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "Pitch shift at unchanged speed by semitones + cents / 100 (within -24…24), with a fixed latency (137.8 ms at 48 kHz) that the plan reports and compensates on parallel paths; live `set <id>.semitones` glides over 0.1 s.",
+      "properties": {
+        "type": {
+          "const": "pitch"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "semitones": {
+          "type": "number",
+          "minimum": -24,
+          "maximum": 24,
+          "default": 0
+        },
+        "cents": {
+          "type": "number",
+          "minimum": -100,
+          "maximum": 100,
+          "default": 0
+        }
+      }
+    },
+    "compressorNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "Feed-forward compressor (static curve of Giannoulis, Massberg and Reiss 2012 with a soft knee; gain smoothed in dB with attack and release time constants: 1 - 1/e of a step after one constant). \"deesser\" is the same node keyed on 4-10 kHz with threshold -30, ratio 4, knee 3, attack 1 ms, release 60 ms by default. Lookahead delays the audio (reported latency).",
+      "properties": {
+        "type": {
+          "enum": [
+            "compressor",
+            "deesser"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "threshold": {
+          "type": "number",
+          "minimum": -80,
+          "maximum": 0,
+          "default": -20,
+          "description": "dB"
+        },
+        "ratio": {
+          "oneOf": [
+            {
+              "type": "number",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 4
+            },
+            {
+              "const": "inf"
+            }
+          ],
+          "description": "n:1; \"inf\" for a limiter curve"
+        },
+        "knee": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 24,
+          "default": 6,
+          "description": "dB, the width of the soft knee"
+        },
+        "attack": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 500,
+          "default": 10,
+          "description": "ms"
+        },
+        "release": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 5000,
+          "default": 100,
+          "description": "ms"
+        },
+        "makeup": {
+          "oneOf": [
+            {
+              "type": "number",
+              "minimum": -24,
+              "maximum": 24,
+              "default": 0
+            },
+            {
+              "const": "auto"
+            }
+          ],
+          "description": "dB; \"auto\" gives back the reduction at 0 dBFS"
+        },
+        "detector": {
+          "enum": [
+            "peak",
+            "rms"
+          ],
+          "default": "peak"
+        },
+        "window": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 1000,
+          "default": 10,
+          "description": "ms, the RMS detector's time constant"
+        },
+        "link": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "default": 100,
+          "description": "% stereo link"
+        },
+        "lookahead": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 20,
+          "default": 0,
+          "description": "ms"
+        },
+        "sidechain": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "A filter on the detector's copy of the input (12 dB/octave edges)",
+          "properties": {
+            "highpass": {
+              "type": "number",
+              "minimum": 20,
+              "maximum": 20000,
+              "default": 4000,
+              "description": "Hz"
+            },
+            "lowpass": {
+              "type": "number",
+              "minimum": 20,
+              "maximum": 20000,
+              "default": 10000,
+              "description": "Hz"
+            },
+            "band": {
+              "type": "array",
+              "items": {
+                "type": "number",
+                "minimum": 20,
+                "maximum": 20000
+              },
+              "minItems": 2,
+              "maxItems": 2
+            }
+          }
+        },
+        "key": {
+          "type": "string",
+          "description": "in a graph: the id of a channel or group rendered earlier whose bus (after its chain and pan) the detector hears instead of this input (ducking)"
+        }
+      }
+    },
+    "limiterNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "Lookahead brickwall limiter on true peak: no output sample and no inter-sample peak above the ceiling. Latency: lookahead + 47 frames.",
+      "properties": {
+        "type": {
+          "const": "limiter"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "ceiling": {
+          "type": "number",
+          "minimum": -20,
+          "maximum": 0,
+          "default": -1,
+          "description": "dBTP"
+        },
+        "release": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 5000,
+          "default": 100,
+          "description": "ms"
+        },
+        "lookahead": {
+          "type": "number",
+          "minimum": 0.5,
+          "maximum": 20,
+          "default": 2,
+          "description": "ms"
+        },
+        "link": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "default": 100,
+          "description": "% stereo link"
+        }
+      }
+    },
+    "chain": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/node"
+      }
+    },
+    "graph": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "channels"
+      ],
+      "description": "TheAmazingAudioEngine model: channels (inputs, a generator or a file player) with chains, volume, pan, mute, solo, feeding groups or the master bus",
+      "properties": {
+        "channels": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "id"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "minLength": 1
+              },
+              "input": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2,
+                "items": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 31
+                },
+                "description": "host input channels, zero-based; default [channel index]"
+              },
+              "generator": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "type"
+                ],
+                "properties": {
+                  "type": {
+                    "const": "sine"
+                  },
+                  "frequency": {
+                    "$ref": "#/$defs/frequency",
+                    "default": 1000
+                  },
+                  "level": {
+                    "type": "number",
+                    "minimum": -96,
+                    "maximum": 0,
+                    "default": -20,
+                    "description": "dBFS"
+                  }
+                }
+              },
+              "player": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "file"
+                ],
+                "description": "A file played AVAudioPlayer-style: the region start…end (seconds) from offset, then loops more times (-1: forever), at rate (timestretch keeps the pitch, varispeed lets it follow); converted to the graph's rate; mono or stereo",
+                "properties": {
+                  "file": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "absolute, or relative to the preset's folder"
+                  },
+                  "rate": {
+                    "type": "number",
+                    "minimum": 0.5,
+                    "maximum": 2,
+                    "default": 1
+                  },
+                  "rateMode": {
+                    "enum": [
+                      "timestretch",
+                      "varispeed"
+                    ],
+                    "default": "timestretch"
+                  },
+                  "loops": {
+                    "type": "integer",
+                    "minimum": -1,
+                    "maximum": 1000000,
+                    "default": 0
+                  },
+                  "start": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 86400,
+                    "default": 0
+                  },
+                  "end": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 86400
+                  },
+                  "offset": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 86400,
+                    "default": 0
+                  },
+                  "autoplay": {
+                    "type": "boolean",
+                    "default": true
+                  },
+                  "volume": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "description": "the channel's volume (give it here or on the channel)"
+                  },
+                  "pan": {
+                    "type": "number",
+                    "minimum": -1,
+                    "maximum": 1,
+                    "description": "the channel's pan (give it here or on the channel)"
+                  }
+                }
+              },
+              "chain": {
+                "$ref": "#/$defs/chain"
+              },
+              "volume": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "default": 1
+              },
+              "pan": {
+                "type": "number",
+                "minimum": -1,
+                "maximum": 1,
+                "default": 0
+              },
+              "mute": {
+                "type": "boolean",
+                "default": false
+              },
+              "solo": {
+                "type": "boolean",
+                "default": false
+              },
+              "group": {
+                "type": "string",
+                "description": "id of a group; default the master bus"
+              }
+            },
+            "not": {
+              "anyOf": [
+                {
+                  "required": [
+                    "input",
+                    "generator"
+                  ]
+                },
+                {
+                  "required": [
+                    "input",
+                    "player"
+                  ]
+                },
+                {
+                  "required": [
+                    "generator",
+                    "player"
+                  ]
+                }
+              ]
+            }
+          }
+        },
+        "groups": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "id"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "minLength": 1
+              },
+              "chain": {
+                "$ref": "#/$defs/chain"
+              },
+              "volume": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "default": 1
+              },
+              "mute": {
+                "type": "boolean",
+                "default": false
+              }
+            }
+          }
+        },
+        "master": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "chain": {
+              "$ref": "#/$defs/chain"
+            },
+            "volume": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "default": 1
+            },
+            "pan": {
+              "type": "number",
+              "minimum": -1,
+              "maximum": 1,
+              "default": 0,
+              "description": "Stereo balance after the master chain."
+            },
+            "id": {
+              "type": "string",
+              "default": "master",
+              "description": "How live control addresses the master bus (set master.volume 0.5); not a channel's or group's id."
+            }
+          }
+        }
+      }
+    },
+    "analysisNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "type"
+      ],
+      "description": "a pass-through measurement: 'meter' (sample peak, true peak, AES17 RMS, clipped samples, AVAudioPlayer-style peakPower/averagePower) or 'loudness' (EBU R 128 momentary, short-term, integrated, loudness range, plus the meter's values); read with 'status', 'meters' or OSC /timbre/meters; 'spectrum' (FFTW analyser only: peak frequency and level, third-octave bands)",
+      "properties": {
+        "type": {
+          "enum": [
+            "meter",
+            "loudness",
+            "spectrum"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "fftSize": {
+          "type": "integer",
+          "minimum": 256,
+          "maximum": 32768,
+          "default": 4096,
+          "description": "spectrum only"
+        },
+        "window": {
+          "enum": [
+            "hann",
+            "hamming",
+            "blackman-harris",
+            "flattop"
+          ],
+          "default": "hann",
+          "description": "spectrum only"
+        },
+        "averaging": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 60,
+          "default": 0.3,
+          "description": "spectrum only: exponential averaging time constant, seconds"
+        }
+      }
+    },
+    "pluginNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "An LV2 plugin (by URI) or a LADSPA plugin (\"file.so:label\") as a node, as `timbre plugins` lists them. Controls by port symbol, checked against the plugin's own ranges when the preset is compiled; an LV2 preset (label or URI) applies first. Mono plugins run one instance per channel; latency ports are reported and compensated like pitch nodes; live `set <id>.<symbol> <value>`.",
+      "properties": {
+        "type": {
+          "const": "plugin"
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "uri": {
+          "type": "string",
+          "pattern": ":",
+          "description": "LV2 plugin URI, e.g. http://lv2plug.in/plugins/eg-amp"
+        },
+        "ladspa": {
+          "type": "string",
+          "pattern": "^[^:]+:[^:]+$",
+          "description": "LADSPA plugin as file.so:label, e.g. amp_1181.so:amp"
+        },
+        "controls": {
+          "type": "object",
+          "additionalProperties": {
+            "type": [
+              "number",
+              "boolean"
+            ]
+          },
+          "description": "Control input values by port symbol (LADSPA: the port name made a symbol: lower case, other characters as _)"
+        },
+        "preset": {
+          "type": "string",
+          "description": "An LV2 preset of the plugin, by label or URI"
+        }
+      },
+      "required": [
+        "type"
+      ],
+      "oneOf": [
+        {
+          "required": [
+            "uri"
+          ]
+        },
+        {
+          "required": [
+            "ladspa"
+          ]
+        }
+      ]
+    },
+    "gateNode": {
+      "type": "object",
+      "additionalProperties": false,
+      "description": "Downward expander and noise gate: below the threshold the level is pushed down by (x - T)(ratio - 1) dB, never by more than the range (ratio \"inf\": a gate, -range when closed). Opens at the threshold, closes below threshold - hysteresis; after closing the gain holds for `hold`, then falls with the release time constant and rises with the attack one (1 - 1/e of a step after one constant). \"expander\" has threshold -40, ratio 2, range 20, attack 5, hold 20, release 200, hysteresis 0 by default.",
+      "properties": {
+        "type": {
+          "enum": [
+            "gate",
+            "expander"
+          ]
+        },
+        "id": {
+          "type": "string"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "threshold": {
+          "type": "number",
+          "minimum": -100,
+          "maximum": 0,
+          "default": -50,
+          "description": "dB"
+        },
+        "ratio": {
+          "oneOf": [
+            {
+              "type": "number",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 2
+            },
+            {
+              "const": "inf"
+            }
+          ],
+          "description": "1:n below the threshold; \"inf\" (the gate's default) for a gate"
+        },
+        "range": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 120,
+          "default": 60,
+          "description": "dB, the deepest reduction"
+        },
+        "attack": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 500,
+          "default": 1,
+          "description": "ms"
+        },
+        "hold": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 5000,
+          "default": 50,
+          "description": "ms"
+        },
+        "release": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 5000,
+          "default": 100,
+          "description": "ms"
+        },
+        "hysteresis": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 24,
+          "default": 3,
+          "description": "dB below the threshold before it closes"
+        },
+        "link": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "default": 100,
+          "description": "%: 100 one gain from the loudest channel"
+        },
+        "key": {
+          "type": "string",
+          "description": "in a graph: the id of a channel or group rendered earlier whose bus (after its chain and pan) opens and closes this gate"
+        },
+        "sidechain": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "What the detector hears of the key: a high-pass, a low-pass or a band (12 dB/octave edges); the audio is not filtered. A filter whose pass band lies above 0.49 × the sample rate leaves the node out at that rate.",
+          "properties": {
+            "highpass": {
+              "type": "number",
+              "minimum": 20,
+              "maximum": 20000,
+              "default": 4000,
+              "description": "Hz"
+            },
+            "lowpass": {
+              "type": "number",
+              "minimum": 20,
+              "maximum": 20000,
+              "default": 10000,
+              "description": "Hz"
+            },
+            "band": {
+              "type": "array",
+              "items": {
+                "type": "number",
+                "minimum": 20,
+                "maximum": 20000
+              },
+              "minItems": 2,
+              "maxItems": 2
+            }
+          }
+        }
+      }
+    },
+    "midiMapping": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "cc": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 127
+        },
+        "bits": {
+          "enum": [
+            7,
+            14
+          ]
+        },
+        "note": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 127
+        },
+        "program": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 127
+        },
+        "channel": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 16
+        },
+        "target": {
+          "type": "string",
+          "pattern": "^[^.]+\\..+$"
+        },
+        "min": {
+          "type": "number"
+        },
+        "max": {
+          "type": "number"
+        },
+        "curve": {
+          "enum": [
+            "linear",
+            "log",
+            "db"
+          ]
+        },
+        "command": {
+          "type": "string",
+          "pattern": "^(set|bypass|play|pause|stop|seek|load) "
+        },
+        "release": {
+          "type": "string",
+          "pattern": "^(set|bypass|play|pause|stop|seek|load) "
+        }
+      },
+      "oneOf": [
+        {
+          "required": [
+            "cc",
+            "target"
+          ],
+          "not": {
+            "anyOf": [
+              {
+                "required": [
+                  "note"
+                ]
+              },
+              {
+                "required": [
+                  "program"
+                ]
+              },
+              {
+                "required": [
+                  "command"
+                ]
+              },
+              {
+                "required": [
+                  "release"
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "required": [
+            "note",
+            "command"
+          ],
+          "not": {
+            "anyOf": [
+              {
+                "required": [
+                  "cc"
+                ]
+              },
+              {
+                "required": [
+                  "program"
+                ]
+              },
+              {
+                "required": [
+                  "target"
+                ]
+              }
+            ]
+          }
+        },
+        {
+          "required": [
+            "program",
+            "command"
+          ],
+          "not": {
+            "anyOf": [
+              {
+                "required": [
+                  "cc"
+                ]
+              },
+              {
+                "required": [
+                  "note"
+                ]
+              },
+              {
+                "required": [
+                  "target"
+                ]
+              },
+              {
+                "required": [
+                  "release"
+                ]
+              }
+            ]
+          }
+        }
+      ]
+    }
+  },
+  "oneOf": [
+    {
+      "required": [
+        "chain"
+      ]
+    },
+    {
+      "required": [
+        "graph"
+      ]
+    }
+  ]
+}
+"""#
 }

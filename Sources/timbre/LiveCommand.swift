@@ -6,6 +6,7 @@ import TimbrePlugins
 import TimbreControl
 import TimbreFile
 import TimbreJack
+import TimbreWeb
 
 /// Set by SIGINT/SIGTERM (async-signal-safe atomic store), read by the control loop.
 let stopSignal = ManagedAtomic<Int32>(0)
@@ -79,6 +80,8 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP; off unless given). Any process of any user on this machine can send to it: what it carries cannot load plugin files by path, nor presets outside --presets-dir.") var oscPort: Int?
     @Flag(name: .long, help: "Open a JACK MIDI input port midi_in: the preset's midi section maps controllers, notes and program changes to parameters and commands; `learn <node>.<param>` binds the next controller that moves.") var midi = false
     @Option(name: .long, help: "MIDI ports to connect to midi_in, comma-separated (with --midi).") var connectMidi: String?
+    @Option(name: .long, help: "Serve the control page at [HOST:]PORT (HOST defaults to 127.0.0.1). Loopback: any local user's browser can open it. Any other address needs a token (--http-token, or one is generated and printed in the URL).") var http: String?
+    @Option(name: .long, help: "The token the control page needs (required beyond loopback; generated when not given).") var httpToken: String?
     @Option(name: .long, help: "Listen for commands on a Unix-domain socket at PATH, created with mode 0600: only this user can connect. One command per line, as on stdin; replies (ok:, error:, status:, meters:) go back to the client.") var controlSocket: String?
     @Option(name: .long, help: "The folder `load` commands (stdin, OSC) read presets from (default: the current one).") var presetsDir: String = "."
     @Flag(name: .long, help: "Let `load` commands read presets from any path.") var allowAnyPath = false
@@ -88,7 +91,7 @@ struct LiveCommand: ParsableCommand {
     func run() throws {
         guard (0...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32") }
         if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
-        var (document, label) = try Self.loadDocument(preset)
+        let (document, label) = try Self.loadDocument(preset)
         let host: JackHost
         do {
             let directory = FileManager.default.fileExists(atPath: preset) ? URL(fileURLWithPath: preset).deletingLastPathComponent().path : nil
@@ -137,6 +140,20 @@ struct LiveCommand: ParsableCommand {
             do { try inbox.listenUnixSocket(path: path) } catch { throw CLIError.usage("--control-socket: \(error)") }
         }
         defer { inbox.closeControlSocket() }
+        var web: WebControlServer?
+        if let http {
+            let parts = http.split(separator: ":", omittingEmptySubsequences: false)
+            let (address, portText) = parts.count >= 2 ? (parts.dropLast().joined(separator: ":"), String(parts.last!)) : ("127.0.0.1", http)
+            guard let port = Int(portText), (0...65535).contains(port), !address.isEmpty else {
+                throw CLIError.usage("--http \(http): expected [HOST:]PORT, e.g. 127.0.0.1:8080 or 8080")
+            }
+            let token = httpToken ?? (WebAccessPolicy.isLoopback(address) ? nil : WebAccessPolicy.makeToken())
+            let server = WebControlServer(policy: WebAccessPolicy(host: address, port: port, token: token), assets: WebPage.assets,
+                                          connected: { inbox.push(.webConnected($0)) }, receive: { inbox.push(.webMessage($0, from: $1)) })
+            do { _ = try server.start() } catch { throw CLIError.io("--http \(http): \(error)") }
+            web = server
+        }
+        defer { web?.stop() }
         let takes = TakeSession(host: host, say: say, fail: reportError)
         let folder = presetsDir, anyPath = allowAnyPath
         var isFolder: ObjCBool = false
@@ -168,6 +185,11 @@ struct LiveCommand: ParsableCommand {
                                                                "ignored": .number(Double(host.midiIgnored))]) } ?? .null,
             ]
         })
+        var webSession: WebSession?
+        if let web {
+            let schema = (try? PresetDecoder.parse(Data(EmbeddedPresets.schema.utf8))) ?? .object([:])
+            webSession = WebSession(server: web, host: host, interpreter: interpreter, takes: takes, presetsFolder: folder, schema: schema)
+        }
         if midi { interpreter.midi = MIDIMapper(mappings: host.engine.preset.midi, range: { MIDIMapper.defaultRange($0, in: host.engine.preset) }) }
         // `save`: over the preset file given with --preset (the user's own), or a file in the
         // presets folder; written to a temporary file beside it, then renamed.
@@ -190,6 +212,11 @@ struct LiveCommand: ParsableCommand {
         }
         say("ready: \(host.jack.name) \(inputs) in / \(outputs) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
             + (oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? "") + (controlSocket.map { "; control socket \($0)" } ?? "") + (host.midiPortName.map { "; MIDI in \($0)" } ?? ""))
+        if let web {
+            let p = web.policy
+            let shown = p.host.contains(":") && !p.host.hasPrefix("[") ? "[\(p.host)]" : p.host
+            say("web: http://\(shown):\(p.port)/" + (p.token.map { "?token=\($0)" } ?? ""))
+        }
         func noteBandsLeftOut() {
             if let notice = host.engine.preset.bandsLeftOutNotice(sampleRate: Double(host.jack.sampleRate)) { say("note: \(notice)") }
         }
@@ -206,6 +233,7 @@ struct LiveCommand: ParsableCommand {
         var lastXrunReport = Date.distantPast, lastMissedReport = Date.distantPast
         var lastNonFiniteReport = Date.distantPast, reportedNonFinite = 0
         var lastMeterLine = Date.distantPast
+        var lastPlayerCheck = 0.0
         var playerEvents = PlayerEvents()
         var subscribers: [ControlInbox.OSCPeer] = []
         let clock = { Date().timeIntervalSinceReferenceDate }
@@ -254,6 +282,9 @@ struct LiveCommand: ParsableCommand {
             let (items, dropped) = inbox.drain()
             if dropped > 0 { reject("control input arrives faster than it can be applied: \(dropped) items dropped") }
             for item in items {
+                // The web page's messages and connections go to its session.
+                if case .webConnected(let client) = item { webSession?.connected(client); continue }
+                if case .webMessage(let text, let client) = item { webSession?.handle(text, from: client); continue }
                 // A control-socket client hears the replies to its own lines.
                 var client: ControlInbox.SocketClient?
                 if case .socketLine(_, let c) = item { client = c }
@@ -305,8 +336,11 @@ struct LiveCommand: ParsableCommand {
             }
             if let summary = errors.flush(now: clock()) { reportError(summary) }
             inbox.flushSocketReplies()
-            prefetcher.update(Array(host.engine.playerStates.values))
-            for line in playerEvents.events(PlayerStatus.all(host.engine)) {
+            webSession?.tick(now: clock())
+            // Players: every 10 ms is soon enough (the prefetcher keeps seconds in its rings).
+            let playersDue = clock() - lastPlayerCheck >= 0.01
+            if playersDue { lastPlayerCheck = clock(); prefetcher.update(Array(host.engine.playerStates.values)) }
+            for line in playersDue ? playerEvents.events(PlayerStatus.all(host.engine)) : [] {
                 say(line)
                 // `looped: id (…)`, `finished: id`, `underrun: id: …` → /timbre/event s:kind s:id
                 let kind = String(line.prefix { $0 != ":" })
@@ -340,7 +374,7 @@ struct LiveCommand: ParsableCommand {
                     } catch { reportError("\(error)") }
                 }
             }
-            usleep(2000)  // 2 ms: events reach stdout within a period of 128 frames or more
+            inbox.wait(seconds: 0.01)  // at once for a command; every 10 ms for JACK's events, players, meters
         }
     }
 

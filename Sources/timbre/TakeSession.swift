@@ -159,6 +159,16 @@ final class TakeSession {
     }
 
     /// Status of every take as JSON objects.
+    /// The takes without meters (the web page's meter frames carry those once).
+    var summaryJSON: JSONValue {
+        .array(takes.map { t in
+            let s = t.recorder.status
+            return .object(["path": .string(t.recorder.options.path), "source": .string(t.recorder.options.source), "state": .string(s.state.rawValue),
+                            "seconds": .number((s.seconds * 1000).rounded() / 1000), "ringFill": .number((s.ringFill * 1000).rounded() / 1000),
+                            "overruns": .number(Double(s.overruns)), "error": s.error.map { .string($0) } ?? .null])
+        })
+    }
+
     var statusJSON: JSONValue {
         .array(takes.map { t in
             let s = t.recorder.status

@@ -96,6 +96,9 @@ import TimbreTestSupport
         rejects(.line("set trim.gain " + String(repeating: "1", count: 1_000_000)), "refused")
         rejects(.line("set trim.gain \u{FFFD}"), "not valid UTF-8")
         rejects(.line("load /no/such/file.json"), "invalid JSON")
+        rejects(.line("set eq.bands[0].shape wobble"), "chain[1].bands[0].shape: \"wobble\" is not a band shape (allowed \"peak\", \"lowshelf\", \"highshelf\")")
+        rejects(.line("set trim.gain loud"), "chain[2].gain: expected a number, found a string \"loud\"")
+        rejects(.packet(OSCMessage(address: "/timbre/set", arguments: [.string("hp.slope"), .string("steep")]).encoded()), "expected a number")
         #expect(engine.document == before, "rejected input leaves the graph unchanged")
         // −0 is zero; a whole bundle applies in order.
         #expect(try interpreter.perform(.set(address: "trim.gain", value: -0.0)) == .ok("set trim.gain 0"))

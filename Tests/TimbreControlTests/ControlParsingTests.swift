@@ -16,7 +16,9 @@ import TimbreControl
         #expect(try ControlCommand.parse(line: "remove pad") == .remove(node: "pad"))
         #expect(try ControlCommand.parse(line: "quit") == .quit)
         #expect(try ControlCommand.parse(line: "   ") == nil)
-        for bad in ["set x", "set a.b notanumber", "bypass a maybe", "dance", "set a.b nan", "insert x {}", "insert 0 {oops"] {
+        // A word is a choice (checked when applied: the decoder knows the allowed ones).
+        #expect(try ControlCommand.parse(line: "set eq.bands[0].shape lowshelf") == .setValue(address: "eq.bands[0].shape", value: .string("lowshelf")))
+        for bad in ["set x", "set a.b 1.2.3", "set a.b ?", "bypass a maybe", "dance", "set a.b nan", "insert x {}", "insert 0 {oops"] {
             #expect(throws: ControlError.self) { try ControlCommand.parse(line: bad) }
         }
     }

@@ -173,11 +173,13 @@ public struct SpectrumKernel {
     /// with every window (a parabola through three dB levels is exact for none: with a
     /// flat-top, whose lobe is flat across ±1 bin, it read a 997 Hz sine at 997.74 Hz).
     public static func peak(binCount: Int, binWidth: Double, window: SpectrumWindow, level: (Int) -> Double) -> (frequencyHz: Double, levelDB: Double) {
+        // Each bin's level once (a live meter reads this 30 times a second).
+        let levels = (0..<binCount).map(level)
         var best = 1
-        for k in 1..<(binCount - 1) where level(k) > level(best) { best = k }
-        let centre = level(best)
+        for k in 1..<(binCount - 1) where levels[k] > levels[best] { best = k }
+        let centre = levels[best]
         let offsets = (-2...2).filter { $0 != 0 && best + $0 >= 1 && best + $0 < binCount }
-        let measured = offsets.map { level(best + $0) - centre }
+        let measured = offsets.map { levels[best + $0] - centre }
         func lobeDB(_ x: Double) -> Double { 20 * log10(max(window.mainLobe(atBinOffset: x), 1e-12)) }
         func residual(_ delta: Double) -> Double {
             let top = lobeDB(-delta)

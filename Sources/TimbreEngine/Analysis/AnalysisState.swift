@@ -30,8 +30,11 @@ public final class AnalysisState {
         self.kind == kind && channelCount == channels && sampleRate == rate && self.spectrum == spectrum
     }
 
+    /// The spectrum computed from the analyser's latest frame (control thread only).
+    private var spectrumCache: AnalysisReading.Spectrum?
+
     /// The newest values as JSON (control thread only: the snapshot buffer has one reader).
-    public var values: JSONValue { kernelAddress.pointee.readValues() }
+    public var values: JSONValue { kernelAddress.pointee.readValues(cache: &spectrumCache) }
     /// The newest values, typed (control thread only).
-    public var reading: AnalysisReading { kernelAddress.pointee.read() }
+    public var reading: AnalysisReading { kernelAddress.pointee.read(cache: &spectrumCache) }
 }

@@ -84,6 +84,7 @@ package struct GraphLayout {
                 channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry)
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
                 add(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), key: "pan:\(ch.id)", base: base, channels: channels, segment: k)
+                try addMeter(key: ch.id, registry: registry, base: base, channels: 2, segment: k, sampleRate: fs)
                 if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
                 let target = groupIndex(ch).map(groupBase) ?? masterBase
@@ -95,6 +96,7 @@ package struct GraphLayout {
             for (k, g) in graph.groups.enumerated() {
                 let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry)
                 guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
+                try addMeter(key: g.id, registry: registry, base: groupBase(k), channels: 2, segment: groupSegment(k), sampleRate: fs)
                 if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
                                           mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
@@ -111,20 +113,21 @@ package struct GraphLayout {
             outputBase = masterBase
             outputChannelCount = 2
         }
-        try addOutputMeter(registry: registry, sampleRate: fs)
+        if let key = registry?.outputMeterKey {
+            try addMeter(key: key, registry: registry, base: outputBase, channels: outputChannelCount, segment: outputSegment, sampleRate: fs)
+        }
     }
 
-    /// The output's meter a live engine always has (``NodeStateRegistry/outputMeterKey``): a
-    /// `loudness` kernel (peaks, RMS, R 128 loudness), unless a node of the preset already
-    /// uses that key.
-    mutating func addOutputMeter(registry: NodeStateRegistry?, sampleRate: Double) throws(PresetError) {
-        guard let registry, let key = registry.outputMeterKey, !retained.contains(where: { $0.key == key }) else { return }
-        let channels = outputChannelCount
+    /// The meters a live engine always has (``NodeStateRegistry/outputMeterKey`` set): the
+    /// output's, and each channel's and group's bus (after its pan, by its id): a `loudness`
+    /// kernel (peaks, RMS, R 128 loudness), unless a node of the preset already uses that key.
+    mutating func addMeter(key: String, registry: NodeStateRegistry?, base: Int, channels: Int, segment: Int, sampleRate: Double) throws(PresetError) {
+        guard let registry, registry.outputMeterKey != nil, !retained.contains(where: { $0.key == key }) else { return }
         let make = { AnalysisState(kind: .loudness, channelCount: channels, sampleRate: sampleRate) }
         let state = try registry.state(AnalysisState.self, key: key, reuse: { $0.matches(.loudness, channels, sampleRate, nil) }, make: make)
         retained.append((key, state))
         let kernel = AnalysisStep(kernel: state.kernelAddress)
-        steps.append(PlannedStep(key: key, base: outputBase, channels: channels, segment: outputSegment,
+        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment,
                                  content: .kernel(KernelRecipe(shape: KernelShape("analysis", carriesState: false), { kernel }))))
     }
 

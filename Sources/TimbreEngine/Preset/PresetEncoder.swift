@@ -19,7 +19,7 @@ public enum PresetEncoder {
     /// The preset as JSON text (keys sorted).
     public static func data(_ preset: Preset) -> Data { Data(encode(preset).jsonText.utf8) }
 
-    static func encode(_ chain: [NodeSpec]) -> JSONValue {
+    package static func encode(_ chain: [NodeSpec]) -> JSONValue {
         .array(chain.map { node in
             var o = node.kind.definition.encode(any: node.kind.parameters)
             o["type"] = .string(node.kind.typeName)

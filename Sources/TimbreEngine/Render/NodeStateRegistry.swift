@@ -30,8 +30,8 @@ public final class NodeStateRegistry {
     /// plan compiles a `BusTapKernel` after that bus's chain for each.
     package var busTaps: [String: RecordingTap] = [:]
     /// When set, every plan ends with a meter of its output (peaks, RMS, loudness) kept under
-    /// this key (``LiveEngine`` sets `master`: a live host's `meters` always has the output's
-    /// levels).
+    /// this key, and a graph's channels and groups are metered under their ids (``LiveEngine``
+    /// sets `master`: a live host's `meters` always has the output's and every bus's levels).
     package var outputMeterKey: String?
     /// The host's services (players, plugins).
     public var services: HostServices

@@ -1,0 +1,231 @@
+import Foundation
+import TimbreControl
+import TimbreEngine
+import TimbreJack
+import TimbreWeb
+
+/// `timbre live --http`: the web surface's side of the control loop. Pages' messages arrive
+/// through the inbox (`.webMessage`) and go through the same `ControlInterpreter` as stdin
+/// and OSC, with tighter limits (no `quit`; `load`, `save` and takes only inside their
+/// folders, whatever `--allow-any-path` says). Every turn of the loop ``tick(now:)``
+/// broadcasts the state when the document, the players or the presets folder changed, and a
+/// meter frame 30 times a second, built from the snapshots the control side reads anyway.
+final class WebSession {
+    let server: WebControlServer
+    let host: JackHost
+    let interpreter: ControlInterpreter
+    let takes: TakeSession
+    let presetsFolder: String
+    let schema: JSONValue
+    /// Pages that asked for no meter frames.
+    private var quiet: Set<Int> = []
+    /// What the last state sent was made of.
+    private var lastFingerprint: Fingerprint?
+    struct Fingerprint: Equatable {
+        var document: JSONValue, presets: [String], players: [String], bufferSize: Int, sampleRate: Double
+    }
+    private var lastMeters = 0.0, lastPresetScan = 0.0, lastStateCheck = 0.0
+    /// The curves and handles of the document they were computed for.
+    private var drawn: (document: JSONValue, curves: JSONValue?, handles: JSONValue)?
+    private var presets: [String] = []
+    static let framesPerSecond = 30.0
+
+    init(server: WebControlServer, host: JackHost, interpreter: ControlInterpreter, takes: TakeSession, presetsFolder: String, schema: JSONValue) {
+        self.server = server; self.host = host; self.interpreter = interpreter; self.takes = takes
+        self.presetsFolder = presetsFolder; self.schema = schema
+    }
+
+    /// Verbs a page may send (`quit` stays with stdin, the socket and signals).
+    static let verbs: Set<String> = ["set", "bypass", "load", "save", "insert", "remove", "play", "pause", "stop", "seek", "learn", "status", "meters", "record"]
+
+    /// Handles one message from page `client`.
+    func handle(_ text: String, from client: Int) {
+        let request: WebRequest
+        do { request = try WebRequest.parse(text) } catch {
+            return reply(client, id: error.id, .failure(ControlError(error.message)))
+        }
+        switch request {
+        case .meters(let id, let on):
+            if on { quiet.remove(client) } else { quiet.insert(client) }
+            reply(client, id: id, .success(.ok("meters \(on ? "on" : "off")")))
+        case .set(let id, let address, let value):
+            do throws(ControlError) {
+                reply(client, id: id, .success(try interpreter.perform(.setValue(address: address, value: value))))
+            } catch { reply(client, id: id, .failure(error)) }
+        case .command(let id, let line):
+            let words = line.split(separator: " ").map(String.init)
+            guard let verb = words.first else { return reply(client, id: id, .failure(ControlError("empty command"))) }
+            guard Self.verbs.contains(verb) else {
+                return reply(client, id: id, .failure(ControlError("\(ControlError.quote(verb)) is not a command a page may send (\(Self.verbs.sorted().joined(separator: ", ")))")))
+            }
+            do throws(ControlError) { try confine(words) } catch { return reply(client, id: id, .failure(error)) }
+            if verb == "record" {
+                var said: [String] = [], failed: [String] = []
+                let (sayBefore, failBefore) = (takes.say, takes.fail)
+                takes.say = { sayBefore($0); said.append($0) }
+                takes.fail = { failBefore($0); failed.append($0) }
+                _ = takes.handle(Array(words.dropFirst()))
+                (takes.say, takes.fail) = (sayBefore, failBefore)
+                return reply(client, id: id, failed.isEmpty ? .success(.ok(said.joined(separator: "; "))) : .failure(ControlError(failed.joined(separator: "; "))))
+            }
+            for result in interpreter.handle(.line(line)) { reply(client, id: id, result) }
+        }
+    }
+
+    /// Files a page names stay in their folders: presets in the presets folder (even with
+    /// --allow-any-path), takes in the current folder.
+    func confine(_ words: [String]) throws(ControlError) {
+        switch words.first {
+        case "load", "save":
+            let rest = words.dropFirst().filter { $0 != "--positions" }
+            guard let name = rest.first else { return }
+            if words.first == "load" && !name.contains("/") && !FileManager.default.fileExists(atPath: presetsFolder + "/" + name) { return }  // a shipped preset
+            try Self.inside(rest.joined(separator: " "), presetsFolder, "presets load from and save to")
+        case "record":
+            if words.count >= 3, words[1] == "start" { try Self.inside(words[2], FileManager.default.currentDirectoryPath, "takes go to") }
+        default: return
+        }
+    }
+
+    /// Throws unless `path` lies inside `folder` once every link is followed.
+    static func inside(_ path: String, _ folder: String, _ what: String) throws(ControlError) {
+        do { _ = try ControlPolicy.presetPath(path, inside: folder) } catch {
+            throw ControlError("\(ControlError.quote(path)): from the page, \(what) \(URL(fileURLWithPath: folder).standardizedFileURL.path) only")
+        }
+    }
+
+    func reply(_ client: Int, id: Int?, _ result: Result<ControlInterpreter.Reply, ControlError>) {
+        var o: [String: JSONValue] = ["v": .number(1), "type": .string("reply")]
+        if let id { o["id"] = .number(Double(id)) }
+        switch result {
+        case .success(.ok(let text)): o["ok"] = .bool(true); o["text"] = .string(text)
+        case .success(.status(let json)): o["ok"] = .bool(true); o["status"] = json
+        case .success(.meters(let json)): o["ok"] = .bool(true); o["meters"] = json
+        case .success(.subscribed), .success(.quit): o["ok"] = .bool(true)
+        case .failure(let e): o["ok"] = .bool(false); o["error"] = .string(e.message)
+        }
+        server.send(JSONValue.object(o).jsonText, to: client)
+    }
+
+    /// Called every turn of the control loop: the state at most 20 times a second (sent when
+    /// it changed), meter frames 30 times a second, and nothing without pages.
+    func tick(now: Double) {
+        guard server.clientCount > 0 else { return }
+        if now - lastPresetScan >= 1 { presets = Self.presets(in: presetsFolder); lastPresetScan = now }
+        if now - lastStateCheck >= 0.05 {
+            lastStateCheck = now
+            // Serialised only when something a page draws changed.
+            let players = PlayerStatus.all(host.engine).map { "\($0.id) \($0.playing) \($0.duration) \($0.loopsLeft)" }
+            let fingerprint = Fingerprint(document: host.engine.document, presets: presets, players: players,
+                                          bufferSize: host.bufferSize, sampleRate: host.engine.sampleRate)
+            if fingerprint != lastFingerprint {
+                lastFingerprint = fingerprint
+                server.broadcast(#"{"state":\#(stateJSON().jsonText),"type":"state","v":1}"#)
+            }
+        }
+        if now - lastMeters >= 1 / Self.framesPerSecond {
+            lastMeters = now
+            server.broadcast(meterFrame().jsonText, except: quiet)
+        }
+    }
+
+    /// A page connected: it gets the hello (the protocol, the schema its controls come from,
+    /// the state).
+    func connected(_ client: Int) {
+        quiet.remove(client)
+        if presets.isEmpty { presets = Self.presets(in: presetsFolder) }
+        server.send(hello(), to: client)
+    }
+
+    func hello() -> String {
+        JSONValue.object(["v": .number(1), "type": .string("hello"), "protocol": .number(1), "schema": schema, "state": stateJSON()]).jsonText
+    }
+
+    /// What a page draws: the document, the players, the presets, and the EQ curves with a
+    /// handle per band, computed from the same designs the render uses.
+    func stateJSON() -> JSONValue {
+        let engine = host.engine
+        if drawn?.document != engine.document {
+            let (curves, handles) = Self.curves(engine.preset, sampleRate: engine.sampleRate)
+            drawn = (engine.document, curves, handles)
+        }
+        var players: [String: JSONValue] = [:]
+        for p in PlayerStatus.all(engine) {
+            guard case .object(var o) = p.json else { continue }
+            o["currentTime"] = nil; o["underrunFrames"] = nil  // these move: they come with the meter frames
+            players[p.id] = .object(o)
+        }
+        var state: [String: JSONValue] = [
+            "preset": .string(engine.preset.name), "sampleRate": .number(engine.sampleRate), "bufferSize": .number(Double(host.bufferSize)),
+            "document": engine.document, "presets": .array(presets.map { .string($0) }), "players": .object(players),
+            "handles": drawn?.handles ?? .array([]),
+        ]
+        if let curves = drawn?.curves { state["curves"] = curves }
+        return .object(state)
+    }
+
+    /// The response of every filter node and of all of them at 241 frequencies from 20 Hz to
+    /// 20 kHz (dB), from the designs the render uses, and the handles to drag.
+    static func curves(_ preset: Preset, sampleRate rate: Double) -> (JSONValue?, JSONValue) {
+        var curves: [String: JSONValue] = [:]
+        var handles: [JSONValue] = []
+        let frequencies = (0..<241).map { 20 * pow(1000, Double($0) / 240) }
+        var total = [Double](repeating: 0, count: frequencies.count)
+        for node in preset.allNodes {
+            let address = address(of: node, in: preset)
+            // Handles for every band, flat or bypassed (a flat band has no filter section).
+            if let address { handles += Self.handles(of: node, address: address) }
+            guard !node.bypass, let term = node.responseTerm(sampleRate: rate), !term.sections.isEmpty else { continue }
+            let values = frequencies.map { f in f < rate / 2 ? term.gainDB + term.sections.magnitudeDB(at: f, sampleRate: rate) : 0 }
+            for k in total.indices { total[k] += values[k] }
+            curves[address ?? node.path] = .array(values.map { .number(($0 * 100).rounded() / 100) })
+        }
+        guard !curves.isEmpty || !handles.isEmpty else { return (nil, .array(handles)) }
+        return (.object(["frequencies": .array(frequencies.map { .number(($0 * 10).rounded() / 10) }),
+                         "total": .array(total.map { .number(($0 * 100).rounded() / 100) }), "nodes": .object(curves)]), .array(handles))
+    }
+
+    /// A meter frame: every meter (the master, meter, loudness, spectrum and dynamics
+    /// nodes), the players' places, the takes, DSP load and xruns.
+    func meterFrame() -> JSONValue {
+        .object(["v": .number(1), "type": .string("meters"), "meters": host.engine.meters,
+                 "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
+                 "takes": takes.summaryJSON,
+                 "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100), "xruns": .number(Double(host.xruns))])
+    }
+
+    /// How live commands name `node`: its id, or `chain[i]` in a chain preset; nil when it
+    /// cannot be addressed (a graph node without an id).
+    static func address(of node: NodeSpec, in preset: Preset) -> String? {
+        if let id = node.id { return id }
+        if case .chain = preset.form, node.path.hasPrefix("chain["), !node.path.dropFirst(6).contains(".") { return String(node.path) }
+        return nil
+    }
+
+    /// Draggable points of a node: each band of an `eq`, or a bell or shelf node's own
+    /// frequency and gain.
+    static func handles(of node: NodeSpec, address: String) -> [JSONValue] {
+        guard case .array(let encoded) = PresetEncoder.encode([node]), case .object(let fields)? = encoded.first else { return [] }
+        func num(_ v: JSONValue?) -> Double? { if case .number(let d)? = v { return d }; return nil }
+        if case .array(let bands)? = fields["bands"] {
+            return bands.enumerated().compactMap { i, b in
+                guard case .object(let band) = b, let f = num(band["frequency"]) else { return nil }
+                return .object(["address": .string("\(address).bands[\(i)]"), "label": .string("\(address) band \(i + 1)"),
+                                "frequency": .number(f), "gain": .number(num(band["gain"]) ?? 0), "q": .number(num(band["q"]) ?? 1)])
+            }
+        }
+        if let f = num(fields["frequency"]), let g = num(fields["gain"]) {
+            var h: [String: JSONValue] = ["address": .string(address), "label": .string(address), "frequency": .number(f), "gain": .number(g)]
+            if let q = num(fields["q"]) { h["q"] = .number(q) }
+            return [.object(h)]
+        }
+        return []
+    }
+
+    /// The presets a page may load: `*.json` files in the folder (not hidden, not backups or
+    /// sidecars), sorted.
+    static func presets(in folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !$0.hasSuffix(".live-edits.json") && !$0.contains(".wav.") }.sorted()
+    }
+}

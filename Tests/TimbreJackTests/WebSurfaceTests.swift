@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TimbreEngine
+import TimbreTestSupport
+
+/// `timbre live --http` under jackd (issue #24), from outside as a browser and other clients
+/// see it: the access rules (Python's http.client and a raw WebSocket client), 10,000 fuzzed
+/// protocol messages, and the page in Debian's chromium driven by Playwright (meters, EQ
+/// handles, sync between pages and with a control socket, load and save, reconnection,
+/// screenshots, cost). The scripts are in `Web/`.
+extension LiveJackTests {
+    static var webScripts: String { URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Web").path }
+
+    /// Runs a script of `Web/` and returns the JSON object it prints last.
+    static func webScript(_ name: String, _ args: [String], cwd: String? = nil) throws -> [String: Any] {
+        let r = try ProcessRunner.run("python3", [webScripts + "/" + name] + args, cwd: cwd)
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        guard r.status == 0, let json = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else {
+            throw ProcessRunner.Failed(command: name, status: r.status, stderr: r.stderr + r.stdout)
+        }
+        return json
+    }
+
+    static func freePort() -> Int { 20000 + Int(getpid() % 10000) + Int.random(in: 0..<5000) }
+
+    @Test func webAccessRules() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = try ProcessRunner.temporaryDirectory("timbre-web-access")
+        _ = FileManager.default.createFile(atPath: d + "/outside.json", contents: Data(#"{"version": 1, "name": "outside", "chain": []}"#.utf8))
+        try FileManager.default.createDirectory(atPath: d + "/presets", withIntermediateDirectories: true)
+        let (loop, open) = (Self.freePort(), Self.freePort() + 1)
+        let a = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--http", "127.0.0.1:\(loop)", "--presets-dir", "presets", "--allow-any-path"], cwd: d)
+        let b = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl2", "--http", "0.0.0.0:\(open)"], cwd: d)
+        defer { a.send("quit"); b.send("quit") }
+        let shown = b.waitForLine { $0.hasPrefix("web: ") } ?? ""
+        #expect(a.waitForLine { $0 == "web: http://127.0.0.1:\(loop)/" } != nil, "\(a.output) \(a.errors)")
+        let token = String(shown.split(separator: "=").last ?? "")
+        print("web, bound beyond loopback: \(shown.replacingOccurrences(of: token, with: "<\(token.count) hex digits>"))")
+        #expect(shown.hasPrefix("web: http://0.0.0.0:\(open)/?token=") && token.count == 32)
+        let r = try Self.webScript("web_security.py", ["\(loop)", "\(open)", token])
+        print("web access: \(r)")
+        #expect(r["page"] as? Int == 200 && r["pageHasTitle"] as? Bool == true && r["script"] as? Int == 200)
+        #expect((r["csp"] as? String)?.contains("default-src 'self'") == true)
+        #expect(r["missing"] as? Int == 404 && r["post"] as? Int == 405)
+        #expect(r["foreignHost"] as? Int == 403 && r["localhostName"] as? Int == 200, "DNS rebinding: a foreign Host is refused")
+        #expect(r["wsSameOrigin"] as? Int == 101 && r["wsNoOrigin"] as? Int == 101 && r["wsCrossOrigin"] as? Int == 403)
+        #expect(r["openNoToken"] as? Int == 401 && r["openScriptNoToken"] as? Int == 401 && r["openWrongToken"] as? Int == 401 && r["openWsNoToken"] as? Int == 401)
+        #expect(r["openToken"] as? Int == 200 && r["openCookie"] as? Int == 200 && r["openBearer"] as? Int == 200 && r["openWsToken"] as? Int == 101)
+        #expect((r["cookie"] as? String)?.contains("HttpOnly") == true && (r["cookie"] as? String)?.contains("SameSite=Strict") == true)
+        let hello = r["hello"] as? [String: Any] ?? [:]
+        #expect(hello["type"] as? String == "hello" && hello["protocol"] as? Int == 1 && (hello["schemaDefs"] as? Int ?? 0) > 10)
+        let refused = r["refused"] as? [String: String] ?? [:]
+        #expect(refused.count == 7 && !refused.values.contains("ACCEPTED"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/timbre-escape.wav") && !FileManager.default.fileExists(atPath: d + "/escape.wav"))
+        #expect(a.process.isRunning && b.process.isRunning)
+    }
+
+    /// 10,000 malformed and random messages over 10 connections: the host stays up, answers
+    /// `status`, and renders exactly the offline plan of the document it ends with.
+    @Test func webFuzz() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let port = Self.freePort()
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--http", "127.0.0.1:\(port)"])
+        #expect(live.waitForLine { $0.hasPrefix("web: ") } != nil, "\(live.errors)")
+        let r = try Self.webScript("web_fuzz.py", ["127.0.0.1", "\(port)", "10200", "7"])
+        print("web fuzz: sent \(r["sent"] ?? "?") messages (\(r["binary"] ?? "?") binary, \(r["ping"] ?? "?") pings, \(r["oversized"] ?? "?") oversized), \(r["replies"] ?? "?") replies of which \(r["errors"] ?? "?") errors, \(r["closedByServer"] ?? "?") connections closed by the server; status answered: \(r["statusAnswered"] ?? "?")")
+        #expect(live.process.isRunning && r["statusAnswered"] as? Bool == true)
+        #expect((r["sent"] as? Int ?? 0) >= 10_000)
+        let status = try live.status()
+        let document = String(decoding: try JSONSerialization.data(withJSONObject: try #require(status["document"])), as: UTF8.self)
+        usleep(300_000)
+        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
+        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
+        let got = try #require(Self.align(recorded, count: 48000))
+        let expected = try Self.offline(document, signal)
+        let worst = Self.worstDifference(got, Array(expected.prefix(2)))
+        print("after the web fuzz: live vs offline render of the resulting document: worst difference \(worst)")
+        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+        live.send("quit")
+    }
+
+    /// The page in a real browser: no console errors; the master meter reads a −20 dBFS sine
+    /// within 0.5 dB; dragging a band's handle changes the band in `status` and on a second
+    /// page; a `set` from the control socket moves the handle on both; arrow keys move a
+    /// focused handle; save and load round-trip a preset; a dropped connection resynchronises;
+    /// nothing overflows a 390 px phone screen and every control is labelled; four pages cost
+    /// the control side under 2 % of a core and leave the DSP load as it was. Screenshots go
+    /// to docs/.
+    @Test func webPageInABrowser() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let d = try ProcessRunner.temporaryDirectory("timbre-web-page")
+        let preset = #"""
+        {"version": 1, "name": "web test", "graph": {
+          "channels": [{"id": "tone", "generator": {"type": "sine", "frequency": 1000, "level": -20}, "pan": -1}],
+          "master": {"chain": [
+            {"type": "eq", "id": "eq", "bands": [{"frequency": 100, "gain": 0, "q": 1}, {"frequency": 1000, "gain": 0, "q": 1}, {"frequency": 8000, "gain": 0, "q": 1}]},
+            {"type": "spectrum", "id": "analyser"}
+          ]}}}
+        """#
+        _ = FileManager.default.createFile(atPath: d + "/web.json", contents: Data(preset.utf8))
+        let port = Self.freePort()
+        let live = try LiveProcess(["--preset", "web.json", "--name", "tl", "--http", "127.0.0.1:\(port)", "--control-socket", d + "/ctl.sock"], cwd: d)
+        defer { live.send("quit") }
+        #expect(live.waitForLine { $0.hasPrefix("web: ") } != nil, "\(live.output) \(live.errors)")
+        let docs = ProcessRunner.repoRoot.appendingPathComponent("docs").path
+        let r = try Self.webScript("web_browser.py", ["http://127.0.0.1:\(port)/", d + "/ctl.sock", docs, "\(live.process.processIdentifier)"])
+        print("web page: \(r)")
+        #expect((r["consoleErrors"] as? [String] ?? ["?"]).isEmpty, "\(r["consoleErrors"] ?? "")")
+        #expect(abs((r["pageMasterPeak"] as? Double ?? 0) + 20) <= 0.5 && abs((r["pageMasterRMS"] as? Double ?? 0) + 20) <= 0.5)
+        #expect(r["dragApplied"] as? Bool == true, "drag target \(r["dragTarget"] ?? "") → \(r["afterDrag"] ?? "")")
+        #expect(r["secondPageAfterDrag"] is [String: Any], "the second page follows the drag")
+        #expect(r["socketReply"] as? String == "ok: set eq.bands[1].gain 6" && (r["pagesAfterSet"] as? [Bool]) == [true, true])
+        #expect(r["afterKeys"] as? Double == 7 && r["saved"] as? Bool == true && r["afterLoad"] as? Double == 7 && r["resynced"] as? Bool == true)
+        #expect(r["phoneOverflow"] as? Int == 0 && r["unlabelled"] as? Int == 0)
+        let idle = r["cpuIdle"] as? Double ?? 1, busy = r["cpuFourPages"] as? Double ?? 1
+        print(String(format: "web cost: control side %.2f %% of a core with no page, %.2f %% with four; DSP load %@ %% → %@ %%", idle * 100, busy * 100,
+                     "\(r["dspLoadIdle"] ?? "?")", "\(r["dspLoadFourPages"] ?? "?")"))
+        #expect(busy < 0.02, "the control side with four pages: \(busy * 100) % of a core")
+        // The audio thread does no work for pages; what moves is the browser's own load on the
+        // machine's two cores (JACK's DSP load is wall-clock time in the cycle).
+        #expect(abs((r["dspLoadFourPages"] as? Double ?? 99) - (r["dspLoadIdle"] as? Double ?? 0)) < 1.5)
+        #expect(FileManager.default.fileExists(atPath: docs + "/web-desktop.png") && FileManager.default.fileExists(atPath: docs + "/web-phone.png"))
+    }
+}
