@@ -113,7 +113,9 @@ public final class JackHost: @unchecked Sendable {
             client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0),
             midiPort: midiPort, midiRing: MIDIEventRing(capacity: 4096), midiIgnored: .create(0)))
         let arg = UnsafeMutableRawPointer(context)
-        jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz() }, nil)
+        // JACK's thread for this client: FTZ/DAZ, and a name (`timbre-jack`) that tools and
+        // the cost tests tell apart from the control side's threads.
+        jack_set_thread_init_callback(jack.client, { _ in _ = timbre_enable_ftz_daz(); timbre_name_this_thread("timbre-jack") }, nil)
         jack_set_process_callback(jack.client, { frames, arg in
             JackHost.process(arg!.assumingMemoryBound(to: JackProcessContext.self), frames: Int(frames))
             return 0

@@ -81,4 +81,7 @@ void timbre_temporary_install_signal_handlers(void);
 /// The user id of the peer of a Unix-domain socket (SO_PEERCRED), or -1.
 long timbre_socket_peer_uid(int fd);
 
+/// Names the calling thread (PR_SET_NAME; 15 bytes show in /proc).
+void timbre_name_this_thread(const char *name);
+
 #endif

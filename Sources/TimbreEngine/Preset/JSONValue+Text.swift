@@ -10,7 +10,8 @@ extension JSONValue {
         return out
     }
 
-    func write(into out: inout String) {
+    /// Appends the compact text to `out`.
+    public func write(into out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"

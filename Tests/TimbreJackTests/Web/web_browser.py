@@ -43,16 +43,34 @@ def wait_for(predicate, timeout=5.0):
 
 
 def cpu_seconds(pid):
-    """CPU seconds of the host's control side: its main thread (the control loop) and the
-    web server's event-loop thread (named NIO-ELT-…); not JACK's process thread."""
-    total = 0.0
+    """CPU seconds of the host's control side — its main thread (the control loop) and the
+    web server's event-loop thread (NIO-ELT-…) — and of JACK's thread (timbre-jack)."""
+    control = audio = 0.0
     for tid in os.listdir(f"/proc/{pid}/task"):
-        stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+        try:
+            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+        except OSError:
+            continue  # a thread that ended (a take's disk thread)
         name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         if int(tid) == pid or name.startswith("NIO-ELT"):
-            fields = stat.rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            control += seconds
+        elif name == "timbre-jack":
+            audio += seconds
+    return control, audio
+
+
+def measure(seconds):
+    """Control-side and audio-thread CPU as fractions of a core, and JACK's mean DSP load."""
+    (c0, a0), t0 = cpu_seconds(pid), time.time()
+    time.sleep(seconds)  # nothing asked of the host meanwhile
+    (c1, a1), dt = cpu_seconds(pid), time.time() - t0
+    loads = []
+    for _ in range(5):  # JACK's DSP load is itself an average over recent cycles
+        loads.append(status()["dspLoadPercent"])
+        time.sleep(0.2)
+    return (c1 - c0) / dt, (a1 - a0) / dt, sum(loads) / len(loads)
 
 
 with sync_playwright() as p:
@@ -109,6 +127,44 @@ with sync_playwright() as p:
     two.keyboard.press("ArrowUp")
     out["afterKeys"] = wait_for(lambda: band(status(), 1)["gain"] == 7.0 and 7.0)
 
+    # Wheel over a handle changes Q; a double-click resets its gain.
+    h3 = one.locator('circle[data-handle="eq.bands[2]"]')
+    b3 = h3.bounding_box()
+    one.mouse.move(b3["x"] + b3["width"] / 2, b3["y"] + b3["height"] / 2)
+    one.mouse.wheel(0, -100)
+    out["qAfterWheel"] = wait_for(lambda: band(status(), 2).get("q", 1) != 1 and band(status(), 2)["q"])
+    ask("set eq.bands[2].gain 5")
+    wait_for(lambda: float(h3.get_attribute("data-gain")) == 5.0)
+    h3.dblclick()
+    wait_for(lambda: band(status(), 2)["gain"] == 0)
+    out["gainAfterDoubleClick"] = band(status(), 2)["gain"]
+
+    # Meter frames a second, counted on the page.
+    out["meterFramesPerSecond"] = one.evaluate("""new Promise((done) => { let n = 0; const ws = page.socket;
+        const count = (e) => { if (JSON.parse(e.data).type === 'meters') n++; };
+        ws.addEventListener('message', count);
+        setTimeout(() => { ws.removeEventListener('message', count); done(n / 3); }, 3000); })""")
+
+    # Player transport: pause, play, seek from the page.
+    one.click('button[aria-label="pause bed"]')
+    out["pausedFromPage"] = wait_for(lambda: status()["players"]["bed"]["playing"] is False)
+    one.click('button[aria-label="play bed"]')
+    out["playingFromPage"] = wait_for(lambda: status()["players"]["bed"]["playing"] is True)
+    one.locator('[data-player="bed"] .seek').fill("2.5")
+    one.locator('[data-player="bed"] .seek').dispatch_event("change")
+    out["afterSeek"] = wait_for(lambda: (lambda t: t if 2.4 <= t <= 3.5 else None)(status()["players"]["bed"]["currentTime"]))
+
+    # A take from the page: its time and ring fill appear; Stop closes it.
+    one.fill("#take-file", "page-take.wav")
+    one.select_option("#take-source", "master")
+    one.click("#take-start")
+    out["takeShown"] = wait_for(lambda: (lambda t: t if t and " s, ring " in t and "recording" in t else None)(
+        one.locator('[data-take="page-take.wav"]').text_content() if one.locator('[data-take="page-take.wav"]').count() else None))
+    time.sleep(1)
+    one.click("#take-stop")
+    out["takeFile"] = wait_for(lambda: os.path.exists(os.path.join(os.path.dirname(control), "page-take.wav")) and
+                               os.path.getsize(os.path.join(os.path.dirname(control), "page-take.wav")) > 48000 * 2 * 3)
+
     # Save and load round trip, from the page.
     one.fill("#preset-save-name", "roundtrip.json")
     one.click("#preset-save")
@@ -140,17 +196,10 @@ with sync_playwright() as p:
     for page in (one, two, phone):
         page.context.close()
     time.sleep(1)
-    c0, t0 = cpu_seconds(pid), time.time()
-    time.sleep(5)
-    idle = (cpu_seconds(pid) - c0) / (time.time() - t0)
-    load0 = status()["dspLoadPercent"]
+    out["cpuIdle"], out["audioIdle"], out["dspLoadIdle"] = measure(10)
     pages = [open_page(1280, 900) for _ in range(4)]
     time.sleep(1)
-    c1, t1 = cpu_seconds(pid), time.time()
-    time.sleep(5)
-    busy = (cpu_seconds(pid) - c1) / (time.time() - t1)
-    out["cpuIdle"], out["cpuFourPages"] = idle, busy
-    out["dspLoadIdle"], out["dspLoadFourPages"] = load0, status()["dspLoadPercent"]
+    out["cpuFourPages"], out["audioFourPages"], out["dspLoadFourPages"] = measure(10)
     out["consoleErrors"] = errors
     browser.close()
 
