@@ -5,6 +5,7 @@ import PackageDescription
 // Module graph (one direction of dependency):
 //   CSndFile, CJack, CFFTW, CTimbreSupport  ->  TimbreDSP  ->  TimbreEngine  ->  TimbreFile, TimbreJack  ->  timbre
 //   CLilv, CTimbrePlugins  ->  TimbrePlugins (LV2 and LADSPA hosting; TimbreEngine sees plugins through SharedNodeStates)
+//   TimbreControl, SwiftNIO  ->  TimbreWeb (the control page of `timbre live --http`)  ->  timbre
 // `@_noLocks` on the render path is checked by the optimizer's performance diagnostics, which
 // fail on every unspecialised generic call in a debug (-Onone) build. The attribute is applied
 // only where TIMBRE_REALTIME_CHECKS is defined: release builds, for Timbre and for packages

@@ -93,7 +93,7 @@ extension LiveJackTests {
         defer { server.stop() }
         let d = try ProcessRunner.temporaryDirectory("timbre-web-page")
         // A player (silent in the mix: volume 0) for the transport, beside the tone the meters read.
-        _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", d + "/bed.wav", "synth", "10", "sine", "220"])
+        _ = try ProcessRunner.tool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", d + "/bed.wav", "synth", "10", "sine", "220", "gain", "-18"])
         let preset = #"""
         {"version": 1, "name": "web test", "graph": {
           "channels": [{"id": "tone", "generator": {"type": "sine", "frequency": 1000, "level": -20}, "pan": -1},
