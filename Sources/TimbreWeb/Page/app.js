@@ -293,20 +293,13 @@ function attachHandle(c, key) {
     c.setPointerCapture(event.pointerId);
     c.focus();
     const h = c.handle;
+    page.selected = key;
     page.dragging = { key, frequency: h.frequency, gain: h.gain, q: h.q, pointers: new Map([[event.pointerId, { x: event.clientX, y: event.clientY }]]) };
     c.classList.add('dragging');
   });
   c.addEventListener('pointermove', (event) => {
     const d = page.dragging;
-    if (!d || d.key !== key) return;
-    d.pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
-    if (d.pointers.size >= 2) {  // pinch: the distance between two fingers scales Q
-      const [a, b] = [...d.pointers.values()];
-      const dist = Math.hypot(a.x - b.x, a.y - b.y);
-      if (d.pinch && d.q !== undefined) { d.q = roundQ(d.q * d.pinch / dist); sendBand(key, { q: d.q }); }
-      d.pinch = dist;
-      return;
-    }
+    if (!d || d.key !== key || page.pinch) return;
     const p = svgPoint(event);
     d.frequency = roundF(eqF(p.x)); d.gain = roundG(eqDB(p.y));
     placeHandle(c, d.frequency, d.gain, d.q);
@@ -323,11 +316,13 @@ function attachHandle(c, key) {
   c.addEventListener('wheel', (event) => {
     event.preventDefault();
     const h = c.handle;
+    page.selected = key;
     if (h.q === undefined) return;
     h.q = roundQ(h.q * (event.deltaY < 0 ? 1.1 : 1 / 1.1));
     sendBand(key, { q: h.q });
   }, { passive: false });
   c.addEventListener('dblclick', () => sendBand(key, { gain: 0 }));
+  c.addEventListener('focus', () => { page.selected = key; });
   c.addEventListener('keydown', (event) => {
     const h = c.handle, semitone = Math.pow(2, 1 / 12);
     const v = {};
@@ -346,6 +341,34 @@ function attachHandle(c, key) {
     sendBand(key, v);
   });
 }
+
+/// Two fingers anywhere on the curve: their spread scales the Q of the band last touched or
+/// focused (spreading them widens the band: a lower Q).
+function attachPinch(s) {
+  const fingers = new Map();
+  const spread = () => { const [a, b] = [...fingers.values()]; return Math.hypot(a.x - b.x, a.y - b.y); };
+  s.addEventListener('pointerdown', (event) => {
+    fingers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (fingers.size === 2) {
+      const c = s.querySelector(`circle[data-handle="${CSS.escape(page.selected || '')}"]`);
+      page.pinch = c && c.handle.q !== undefined ? { key: page.selected, handle: c.handle, start: spread(), q: c.handle.q } : null;
+    }
+  });
+  s.addEventListener('pointermove', (event) => {
+    if (!fingers.has(event.pointerId)) return;
+    fingers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    const p = page.pinch;
+    if (!p || fingers.size < 2) return;
+    event.preventDefault();
+    const q = roundQ(p.q * p.start / Math.max(1, spread()));
+    p.handle.q = q;
+    sendBand(p.key, { q });
+  });
+  const lift = (event) => { fingers.delete(event.pointerId); if (fingers.size < 2) page.pinch = null; };
+  s.addEventListener('pointerup', lift);
+  s.addEventListener('pointercancel', lift);
+}
+attachPinch($('eq'));
 
 // ---- channels, players, record, presets ------------------------------------------------
 function renderMixer() {

@@ -133,6 +133,16 @@ with sync_playwright() as p:
     one.mouse.move(b3["x"] + b3["width"] / 2, b3["y"] + b3["height"] / 2)
     one.mouse.wheel(0, -100)
     out["qAfterWheel"] = wait_for(lambda: band(status(), 2).get("q", 1) != 1 and band(status(), 2)["q"])
+    # Pinch: two fingers on the curve spread apart widen the band last touched (Q down).
+    one.evaluate("""(() => {
+        const s = document.getElementById('eq'), r = s.getBoundingClientRect();
+        const y = r.y + r.height / 2, x = r.x + r.width / 2;
+        const send = (type, id, dx) => s.dispatchEvent(new PointerEvent(type, { pointerId: id, pointerType: 'touch', clientX: x + dx, clientY: y, bubbles: true, cancelable: true }));
+        send('pointerdown', 11, -20); send('pointerdown', 12, 20);
+        for (let k = 1; k <= 10; k++) { send('pointermove', 11, -20 - 4 * k); send('pointermove', 12, 20 + 4 * k); }
+        send('pointerup', 11, -60); send('pointerup', 12, 60);
+    })()""")
+    out["qAfterPinch"] = wait_for(lambda: (lambda q: q if q < out["qAfterWheel"] - 0.2 else None)(band(status(), 2)["q"]))
     ask("set eq.bands[2].gain 5")
     wait_for(lambda: float(h3.get_attribute("data-gain")) == 5.0)
     h3.dblclick()
@@ -195,11 +205,11 @@ with sync_playwright() as p:
     # Cost: the host's CPU with four pages open against none, and the DSP load JACK reports.
     for page in (one, two, phone):
         page.context.close()
-    time.sleep(1)
-    out["cpuIdle"], out["audioIdle"], out["dspLoadIdle"] = measure(10)
+    time.sleep(3)
+    out["cpuIdle"], out["audioIdle"], out["dspLoadIdle"] = measure(15)
     pages = [open_page(1280, 900) for _ in range(4)]
-    time.sleep(1)
-    out["cpuFourPages"], out["audioFourPages"], out["dspLoadFourPages"] = measure(10)
+    time.sleep(2)
+    out["cpuFourPages"], out["audioFourPages"], out["dspLoadFourPages"] = measure(15)
     out["consoleErrors"] = errors
     browser.close()
 
