@@ -140,7 +140,7 @@ public final class ControlInterpreter {
         if midi.mappings != engine.preset.midi && midi.learning == nil { midi.replace(engine.preset.midi) }  // a preset was loaded
         var out: [Result<Reply, ControlError>] = []
         for message in messages {
-            for action in midi.receive(message, now: now) {
+            for action in midi.receive(message) {
                 switch action {
                 case .command(let text):
                     do throws(ControlError) {

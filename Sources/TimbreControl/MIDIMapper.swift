@@ -55,7 +55,7 @@ public final class MIDIMapper {
 
     /// Reads one message (1–3 bytes, status first). Returns commands to run now and a learned
     /// mapping; controller values wait in ``due(now:)``.
-    public func receive(_ message: [UInt8], now: Double) -> [Action] {
+    public func receive(_ message: [UInt8]) -> [Action] {
         guard let status = message.first, status >= 0x80, status < 0xF0 else { return [] }
         received += 1
         let channel = Int(status & 0x0F) + 1

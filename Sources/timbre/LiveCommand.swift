@@ -294,11 +294,8 @@ struct LiveCommand: ParsableCommand {
                     _ = takes.handle(text.split(separator: " ").dropFirst().map(String.init)); continue
                 }
                 if case .socketLine(let text, let c) = item, text.split(separator: " ").first == "record" {
-                    let (sayBefore, failBefore) = (takes.say, takes.fail)
-                    takes.say = { sayBefore($0); inbox.reply(line: $0, to: c) }
-                    takes.fail = { failBefore($0); inbox.reply(line: "error: " + $0, to: c) }
-                    _ = takes.handle(text.split(separator: " ").dropFirst().map(String.init))
-                    (takes.say, takes.fail) = (sayBefore, failBefore)
+                    takes.handle(text.split(separator: " ").dropFirst().map(String.init),
+                                 echo: { inbox.reply(line: $0, to: c) }, echoFailure: { inbox.reply(line: "error: " + $0, to: c) })
                     continue
                 }
                 if case .packet(let data, _) = item, let m = try? OSCMessage.parse(data), m.address == "/timbre/record" {

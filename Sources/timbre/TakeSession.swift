@@ -22,9 +22,10 @@ final class TakeSession {
     }
 
     let host: JackHost
-    /// Where acknowledgements and failures go (a control-socket client hears its own).
-    var say: (String) -> Void
-    var fail: (String) -> Void
+    /// Where acknowledgements and failures go (``handle(_:echo:echoFailure:)`` adds a listener
+    /// for one command).
+    private(set) var say: (String) -> Void
+    private(set) var fail: (String) -> Void
     private(set) var takes: [Take] = []
     var defaultEncoding: SampleEncoding?
     var ringSeconds: Double = 4
@@ -182,6 +183,17 @@ final class TakeSession {
             o["meters"] = host.engine.meters
             return .object(o)
         })
+    }
+
+    /// Handles one `record …` command as ``handle(_:)`` does, and also gives what it says to
+    /// `echo` and what fails to `echoFailure`: a socket client or a page hears the answer to its
+    /// own command.
+    func handle(_ words: [String], echo: @escaping (String) -> Void, echoFailure: @escaping (String) -> Void) {
+        let (sayBefore, failBefore) = (say, fail)
+        say = { sayBefore($0); echo($0) }
+        fail = { failBefore($0); echoFailure($0) }
+        _ = handle(words)
+        (say, fail) = (sayBefore, failBefore)
     }
 
     /// Handles one `record …` command (the words after "record"); false if it is not one.

@@ -61,11 +61,7 @@ final class WebSession {
             do throws(ControlError) { try confine(words) } catch { return reply(client, id: id, .failure(error)) }
             if verb == "record" {
                 var said: [String] = [], failed: [String] = []
-                let (sayBefore, failBefore) = (takes.say, takes.fail)
-                takes.say = { sayBefore($0); said.append($0) }
-                takes.fail = { failBefore($0); failed.append($0) }
-                _ = takes.handle(Array(words.dropFirst()))
-                (takes.say, takes.fail) = (sayBefore, failBefore)
+                takes.handle(Array(words.dropFirst()), echo: { said.append($0) }, echoFailure: { failed.append($0) })
                 return reply(client, id: id, failed.isEmpty ? .success(.ok(said.joined(separator: "; "))) : .failure(ControlError(failed.joined(separator: "; "))))
             }
             for result in interpreter.handle(.line(line)) { reply(client, id: id, result) }

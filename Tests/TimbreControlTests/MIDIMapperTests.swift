@@ -40,9 +40,9 @@ import TimbreTestSupport
         let mapper = MIDIMapper(mappings: p.midi, range: { MIDIMapper.defaultRange($0, in: p) })
         mapper.interval = 0.02
         // Linear: every 7-bit value, the last one wins within an interval.
-        for v in 0...127 { _ = mapper.receive([0xB0, 7, UInt8(v)], now: 0) }
+        for v in 0...127 { _ = mapper.receive([0xB0, 7, UInt8(v)]) }
         #expect(mapper.due(now: 0) == [.set(address: "trim.gain", value: 0)])
-        _ = mapper.receive([0xB0, 7, 50], now: 0.01)
+        _ = mapper.receive([0xB0, 7, 50])
         #expect(mapper.due(now: 0.01).isEmpty, "within the interval: held")
         let fifty: Double = ((-40 + 40 * 50 / 127.0) * 1e6).rounded() / 1e6
         #expect(mapper.due(now: 0.02) == [.set(address: "trim.gain", value: fifty)])
@@ -50,8 +50,8 @@ import TimbreTestSupport
         var worst = 0.0
         var now = 1.0
         for v in stride(from: 0, through: 16383, by: 97) {
-            _ = mapper.receive([0xB0, 3, UInt8(v >> 7)], now: now)
-            _ = mapper.receive([0xB0, 35, UInt8(v & 127)], now: now)
+            _ = mapper.receive([0xB0, 3, UInt8(v >> 7)])
+            _ = mapper.receive([0xB0, 35, UInt8(v & 127)])
             guard case .set(_, let got)? = mapper.due(now: now).first else { Issue.record("no edit at \(v)"); return }
             worst = max(worst, abs(got - 20 * pow(1000, Double(v) / 16383)))
             now += 1
@@ -60,18 +60,18 @@ import TimbreTestSupport
         print("14-bit log mapping over 169 positions: worst error \(worst) Hz")
         #expect(worst <= 5.0001e-7)
         // dB curve on channel 5 only: 0 at the bottom, 10^(dB/20) elsewhere.
-        _ = mapper.receive([0xB0, 8, 127], now: now)
+        _ = mapper.receive([0xB0, 8, 127])
         #expect(mapper.due(now: now).isEmpty, "channel 1 is not channel 5")
-        _ = mapper.receive([0xB4, 8, 0], now: now)
+        _ = mapper.receive([0xB4, 8, 0])
         #expect(mapper.due(now: now) == [.set(address: "trim.gain", value: 0)])
         now += 1
-        _ = mapper.receive([0xB4, 8, 127], now: now)
+        _ = mapper.receive([0xB4, 8, 127])
         let plus6: Double = (pow(10, 6.0 / 20) * 1e6).rounded() / 1e6
         #expect(mapper.due(now: now) == [.set(address: "trim.gain", value: plus6)])
         // Notes: on runs the command, off (or on at velocity 0) the release.
-        #expect(mapper.receive([0x90, 61, 1], now: now) == [.command("bypass eq on")])
-        #expect(mapper.receive([0x90, 61, 0], now: now) == [.command("bypass eq off")])
-        #expect(mapper.receive([0x80, 61, 64], now: now) == [.command("bypass eq off")])
+        #expect(mapper.receive([0x90, 61, 1]) == [.command("bypass eq on")])
+        #expect(mapper.receive([0x90, 61, 0]) == [.command("bypass eq off")])
+        #expect(mapper.receive([0x80, 61, 64]) == [.command("bypass eq off")])
     }
 
     /// 200,000 random byte strings: nothing but the mapped messages does anything, and every
@@ -84,7 +84,7 @@ import TimbreTestSupport
         var edits = 0
         for k in 0..<200_000 {
             let m = (0..<Int.random(in: 1...4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            #expect(mapper.receive(m, now: Double(k)).isEmpty)
+            #expect(mapper.receive(m).isEmpty)
             for case .set(let address, let value) in mapper.due(now: Double(k)) {
                 edits += 1
                 if address == "trim.gain" { #expect((-40...0).contains(value)) } else { #expect((20...20000).contains(value), "\(value)") }

@@ -286,16 +286,7 @@ extension LiveJackTests {
         print("control socket fuzz: \(sent) lines and a 1 MB line sent, \(replies) replies, the last \(last.prefix(40))…")
         #expect(live.process.isRunning && last.hasPrefix("status: {"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(last.dropFirst("status: ".count).utf8)) as? [String: Any])
-        let document = String(decoding: try JSONSerialization.data(withJSONObject: try #require(json["document"])), as: UTF8.self)
-        usleep(300_000)  // ramps and crossfades end
-        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
-        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
-        let got = try #require(Self.align(recorded, count: 48000))
-        let expected = try Self.offline(document, signal)
-        var worst: Float = 0
-        for c in 0..<min(2, expected.count) { for i in 0..<48000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
-        print("after the socket fuzz: live vs offline render of the resulting document: worst difference \(worst)")
-        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+        try Self.expectRendersItsDocument(live, json["document"], after: "the socket fuzz")
 
         // quit over the socket: bye, exit 0, the socket file is gone.
         #expect(client.ask("quit") == "bye")

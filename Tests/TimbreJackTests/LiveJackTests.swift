@@ -83,6 +83,19 @@ import TimbreTestSupport
         return (matched, windows)
     }
 
+    /// After fuzzing: whatever edits were accepted, the host renders exactly the offline plan of
+    /// the document it ended with (`document`: from its `status`). Waits 300 ms first, so ramps
+    /// (25 ms), crossfades (15 ms) and fade-ins (30 ms) are over; plays 1 s of noise through it.
+    static func expectRendersItsDocument(_ live: LiveProcess, _ document: Any?, after what: String) throws {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: try #require(document)), as: UTF8.self)
+        usleep(300_000)
+        let signal = [noise(48000, seed: 8), noise(48000, seed: 9)]
+        let got = try #require(align(try playThrough(live, name: "tl", signal: signal), count: 48000), "nothing recorded")
+        let worst = worstDifference(got, Array(try offline(json, signal).prefix(2)))
+        print("after \(what): live vs offline render of the resulting document: worst difference \(worst)")
+        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+    }
+
     /// Aligns `recorded` on its first non-zero sample (silence renders to exact zeros).
     static func align(_ recorded: [[Float]], count: Int) -> [[Float]]? {
         guard let start = recorded[0].firstIndex(where: { $0 != 0 }), start + count <= recorded[0].count else { return nil }
@@ -738,19 +751,7 @@ import TimbreTestSupport
         let errorLines = live.errors.split(separator: "\n").count
         print("Fuzzed timbre live with \(datagrams) datagrams and \(lines) lines: still running, status answers; \(errorLines) error lines printed (rate-limited)")
         #expect(errorLines < 300, "error output is rate-limited: \(errorLines) lines")
-        // Whatever edits were accepted, the graph renders exactly as the offline plan of its document.
-        let document = try #require(status["document"])
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
-        // The stability loop above waited ≥ 250 ms after the last change: ramps (25 ms),
-        // crossfades (15 ms) and fade-ins (30 ms) have finished.
-        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
-        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
-        guard let got = Self.align(recorded, count: 48000) else { Issue.record("nothing recorded"); return }
-        let expected = try Self.offline(json, signal)
-        var worst: Float = 0
-        for c in 0..<min(2, expected.count) { for i in 0..<48000 { worst = max(worst, abs(got[c][i] - expected[c][i])) } }
-        print("After fuzzing: live vs offline render of the resulting document: worst difference \(worst)")
-        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+        try Self.expectRendersItsDocument(live, status["document"], after: "fuzzing datagrams and lines")
         #expect(try live.status()["preset"] != nil)
     }
 

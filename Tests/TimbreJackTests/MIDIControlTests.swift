@@ -162,15 +162,7 @@ extension LiveJackTests {
         let status = try live.status()
         let midi = status["midi"] as? [String: Any] ?? [:], input = status["midiInput"] as? [String: Any] ?? [:]
         print("MIDI fuzz: 20,000 random byte strings sent; host up; \(midi["received"] ?? "?") channel messages read, \(input["ignored"] ?? "?") ignored (SysEx, longer than 3 bytes or no status byte), \(input["dropped"] ?? "?") dropped, \(midi["edits"] ?? "?") edits")
-        let document = String(decoding: try JSONSerialization.data(withJSONObject: try #require(status["document"])), as: UTF8.self)
-        usleep(200_000)
-        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
-        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
-        let got = try #require(Self.align(recorded, count: 48000))
-        let expected = try Self.offline(document, signal)
-        let worst = Self.worstDifference(got, Array(expected.prefix(2)))
-        print("after the MIDI fuzz: live vs offline render of the resulting document: worst difference \(worst)")
-        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+        try Self.expectRendersItsDocument(live, status["document"], after: "the MIDI fuzz")
     }
 }
 

@@ -68,16 +68,7 @@ extension LiveJackTests {
         print("web fuzz: sent \(r["sent"] ?? "?") messages (\(r["binary"] ?? "?") binary, \(r["ping"] ?? "?") pings, \(r["oversized"] ?? "?") oversized), \(r["replies"] ?? "?") replies of which \(r["errors"] ?? "?") errors, \(r["closedByServer"] ?? "?") connections closed by the server; status answered: \(r["statusAnswered"] ?? "?")")
         #expect(live.process.isRunning && r["statusAnswered"] as? Bool == true)
         #expect((r["sent"] as? Int ?? 0) >= 10_000)
-        let status = try live.status()
-        let document = String(decoding: try JSONSerialization.data(withJSONObject: try #require(status["document"])), as: UTF8.self)
-        usleep(300_000)
-        let signal = [Self.noise(48000, seed: 8), Self.noise(48000, seed: 9)]
-        let recorded = try Self.playThrough(live, name: "tl", signal: signal)
-        let got = try #require(Self.align(recorded, count: 48000))
-        let expected = try Self.offline(document, signal)
-        let worst = Self.worstDifference(got, Array(expected.prefix(2)))
-        print("after the web fuzz: live vs offline render of the resulting document: worst difference \(worst)")
-        #expect(Double(worst) <= Tolerance[.liveVsOffline].limit)
+        try Self.expectRendersItsDocument(live, try live.status()["document"], after: "the web fuzz")
         live.send("quit")
     }
 
