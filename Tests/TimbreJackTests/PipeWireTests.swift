@@ -58,8 +58,9 @@ import TimbreTestSupport
         let (matched, windows) = LiveJackTests.matchedWindows(recorded, expected)
         print("PipeWire (pipewire-jack), quantum 256 → 64 → 2048 → 512 → 128 while playing: \(matched)/\(windows) 100 ms windows bit-identical to the offline render; host reported \(reported); status xruns \(status["xruns"] ?? "?"), missed cycles \(status["missedCycles"] ?? "?") (\(status["missedFrames"] ?? "?") frames)")
         #expect(reported.count == 4, "quantum changes reported: \(reported) \(host.output)")
-        // A window that straddles a change may differ (the change itself); every other is exact.
-        #expect(matched >= windows - 4, "\(matched)/\(windows)")
+        // A window touching a change may differ (PipeWire skips one cycle there, up to 2048
+        // frames, which can reach into two 100 ms windows); every other is exact. Seen: 77 and 74.
+        #expect(matched >= windows - 8, "\(matched)/\(windows)")
         #expect(status["bufferSize"] as? Int == 128)
     }
 
