@@ -58,6 +58,8 @@ public final class JackHost: @unchecked Sendable {
     package let jack: JackClient
     let context: UnsafeMutablePointer<JackProcessContext>
     let events = EventQueue()
+    /// The CPU-time clock of the thread JACK calls our process callback on (known once active).
+    private(set) var audioThreadClock: ThreadCPUClock?
     var reportedXruns = 0
     var reportedMissedCycles = 0
     var reportedBufferSize = 0
@@ -308,6 +310,9 @@ public final class JackHost: @unchecked Sendable {
     /// otherwise show 0 until a port is linked).
     public func activate() throws {
         try jack.activate()
+        // JACK's process thread (jack2's client thread; PipeWire's data loop): its CPU clock.
+        var clock = clockid_t()
+        if pthread_getcpuclockid(jack_client_thread_id(jack.client), &clock) == 0 { audioThreadClock = ThreadCPUClock(clock: clock) }
         Self.publishLatency(context.pointee, mode: JackCaptureLatency)
         Self.publishLatency(context.pointee, mode: JackPlaybackLatency)
         jack_recompute_total_latencies(jack.client)
@@ -337,6 +342,11 @@ public final class JackHost: @unchecked Sendable {
     public var midiIgnored: Int { context.pointee.midiIgnored.load(ordering: .relaxed) }
     public var bufferSize: Int { context.pointee.bufferSize.load(ordering: .relaxed) }
     public var isShutDown: Bool { context.pointee.shutdown.load(ordering: .acquiring) }
+    /// CPU seconds JACK's process thread for this client has used (nil before activation).
+    public var audioThreadCPUSeconds: Double? {
+        guard let s = audioThreadClock?.seconds, s.isFinite else { return nil }
+        return s
+    }
 
     /// Events since the last call, plus buffer-size, rate and xrun changes. Recompiles the
     /// plan when the sample rate changed. Frees plans the audio thread retired.

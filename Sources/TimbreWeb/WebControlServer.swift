@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import TimbreEngine
 
 /// The web surface's server (`timbre live --http`): serves the page from the binary and
 /// speaks the JSON protocol over a WebSocket at `/ws`, on SwiftNIO (one event-loop thread).
@@ -28,6 +29,8 @@ package final class WebControlServer: @unchecked Sendable {
     let connected: @Sendable (Int) -> Void
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private var serverChannel: Channel?
+    /// The event-loop thread's CPU-time clock (its cost, for `status`).
+    package private(set) var threadClock: ThreadCPUClock?
     private let clients = NIOLockedValueBox<[Int: Channel]>([:])
     private let counter = NIOLockedValueBox(0)
     package static let maxMessageBytes = 1 << 16
@@ -78,6 +81,7 @@ package final class WebControlServer: @unchecked Sendable {
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
         let channel = try bootstrap.bind(host: policy.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: policy.port).wait()
         serverChannel = channel
+        threadClock = try? channel.eventLoop.submit { ThreadCPUClock.current }.wait()
         return channel.localAddress?.port ?? policy.port
     }
 

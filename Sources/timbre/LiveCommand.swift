@@ -169,6 +169,7 @@ struct LiveCommand: ParsableCommand {
             if !argument.contains("/") { return try Self.loadDocument(argument) }  // a shipped preset's name
             throw ControlError("\(argument): no such preset in \(folder)")
         }
+        let controlClock = ThreadCPUClock.current  // this thread runs the control loop
         let interpreter = ControlInterpreter(engine: host.engine, loadDocument: controlLoad, hostStatus: {
             [
                 "takes": takes.statusJSON,
@@ -178,6 +179,7 @@ struct LiveCommand: ParsableCommand {
                 "missedCycles": .number(Double(host.missedCycles)),
                 "missedFrames": .number(Double(host.missedFrames)),
                 "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
+                "cpuSeconds": Self.cpuSeconds(audio: host.audioThreadCPUSeconds, control: controlClock?.seconds, web: web?.threadClock?.seconds),
                 "inputs": .array(host.inputPortNames.map { .string($0) }),
                 "outputs": .array(host.outputPortNames.map { .string($0) }),
                 "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
@@ -240,6 +242,8 @@ struct LiveCommand: ParsableCommand {
         func reject(_ message: String) {
             if errors.admit(now: clock()) { reportError(message) }
         }
+        // The loop's options as plain values (a property wrapper's getter on every turn showed in profiles).
+        let printMeters = meters, watchFile = watch, pace = Self.loopPace(midi: midi)
         while true {
             if stopSignal.load(ordering: .relaxed) != 0 {
                 say("stopping (signal \(stopSignal.load(ordering: .relaxed)))")
@@ -333,11 +337,12 @@ struct LiveCommand: ParsableCommand {
             }
             if let summary = errors.flush(now: clock()) { reportError(summary) }
             inbox.flushSocketReplies()
-            webSession?.tick(now: clock())
-            // Players: every 10 ms is soon enough (the prefetcher keeps seconds in its rings).
+            // Players: every turn (10–50 ms) is soon enough (the prefetcher keeps seconds in its rings).
             let playersDue = clock() - lastPlayerCheck >= 0.01
+            let players = playersDue ? PlayerStatus.all(host.engine) : nil
+            webSession?.tick(now: clock(), players: players)
             if playersDue { lastPlayerCheck = clock(); prefetcher.update(Array(host.engine.playerStates.values)) }
-            for line in playersDue ? playerEvents.events(PlayerStatus.all(host.engine)) : [] {
+            for line in players.map({ playerEvents.events($0) }) ?? [] {
                 say(line)
                 // `looped: id (…)`, `finished: id`, `underrun: id: …` → /timbre/event s:kind s:id
                 let kind = String(line.prefix { $0 != ":" })
@@ -345,11 +350,11 @@ struct LiveCommand: ParsableCommand {
                 for peer in subscribers { inbox.reply(OSCMessage(address: "/timbre/event", arguments: [.string(kind), .string(id)]), to: peer) }
             }
             for failure in prefetcher.takeFailures() { reportError("player stopped: \(failure)") }
-            if meters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
+            if printMeters, Date().timeIntervalSince(lastMeterLine) >= 0.1 {
                 lastMeterLine = Date()
                 say(Self.meterLine(host.engine.meters))
             }
-            if watch, Date().timeIntervalSince(lastWatchCheck) > 0.25 {
+            if watchFile, Date().timeIntervalSince(lastWatchCheck) > 0.25 {
                 lastWatchCheck = Date()
                 let date = Self.modificationDate(preset)
                 if date != watchedDate {
@@ -371,9 +376,27 @@ struct LiveCommand: ParsableCommand {
                     } catch { reportError("\(error)") }
                 }
             }
-            inbox.wait(seconds: 0.01)  // at once for a command; every 10 ms for JACK's events, players, meters
+            // At once for a command; otherwise at the next meter frame a page is due, and at
+            // least every 20 ms with MIDI, 50 ms without (JACK's events, players, `--meters`).
+            // Each wake costs tens of microseconds of scheduling: an idle host wakes 20 times a second.
+            inbox.wait(seconds: min(pace, webSession?.secondsUntilDue(now: clock()) ?? pace))
         }
     }
+
+    /// `status`'s `cpuSeconds`: CPU time used so far by JACK's thread (`audio`), the control
+    /// loop (`control`) and the web server's thread (`web`, with --http), read from each
+    /// thread's CPU-time clock (microseconds kept).
+    static func cpuSeconds(audio: Double?, control: Double?, web: Double?) -> JSONValue {
+        var o: [String: JSONValue] = [:]
+        for (key, value) in [("audio", audio), ("control", control), ("web", web)] {
+            if let value { o[key] = .number((value * 1e6).rounded() / 1e6) }
+        }
+        return .object(o)
+    }
+
+    /// The control loop's longest sleep: 20 ms with a MIDI input (its edits are coalesced per
+    /// 20 ms anyway), else 50 ms (players' rings hold seconds; events are printed, not acted on).
+    static func loopPace(midi: Bool) -> Double { midi ? 0.02 : 0.05 }
 
     static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
         try PresetLoader.loadDocument(argument)

@@ -32,8 +32,15 @@ struct PlayerStatus {
         let origin = state.origin
         let consumed = Double(max(0, state.framesPlayed - origin.frame)) / state.sampleRate * spec.rate
         var into = origin.fileSeconds - Double(region.start) / fileRate + consumed
+        // Whole passes, by division (a loop of subtractions grew with the hours a loop had played).
         var pass = 0
-        while into >= regionSeconds && regionSeconds > 0 && (spec.loops < 0 || pass < spec.loops) { into -= regionSeconds; pass += 1 }
+        if regionSeconds > 0 && into >= regionSeconds {
+            pass = Int((into / regionSeconds).rounded(.down))
+            if spec.loops >= 0 { pass = min(pass, spec.loops) }
+            if into - Double(pass) * regionSeconds < 0 { pass -= 1 }  // rounding at a boundary, either way
+            else if into - Double(pass + 1) * regionSeconds >= 0 && (spec.loops < 0 || pass < spec.loops) { pass += 1 }
+            into -= Double(pass) * regionSeconds
+        }
         finished = state.finished
         currentTime = min(Double(region.start) / fileRate + min(into, regionSeconds), Double(region.reader.frameCount) / fileRate)
         duration = Double(region.reader.frameCount) / fileRate

@@ -105,14 +105,21 @@ final class WebSession {
 
     /// Called every turn of the control loop: the state at most 20 times a second (sent when
     /// it changed), meter frames 30 times a second, and nothing without pages.
-    func tick(now: Double) {
+    /// `players` is the loop's own reading of them this turn, if it took one.
+    func tick(now: Double, players: [PlayerStatus]? = nil) {
         guard server.clientCount > 0 else { return }
+        var read = players
+        func currentPlayers() -> [PlayerStatus] {
+            if let read { return read }
+            read = PlayerStatus.all(host.engine)
+            return read!
+        }
         if now - lastPresetScan >= 1 { presets = Self.presets(in: presetsFolder); lastPresetScan = now }
         if now - lastStateCheck >= 0.05 {
             lastStateCheck = now
             // Serialised only when something a page draws changed.
-            let players = PlayerStatus.all(host.engine).map { "\($0.id) \($0.playing) \($0.duration) \($0.loopsLeft)" }
-            let fingerprint = Fingerprint(document: host.engine.document, presets: presets, players: players,
+            let fingerprint = Fingerprint(document: host.engine.document, presets: presets,
+                                          players: currentPlayers().map { "\($0.id) \($0.playing) \($0.duration) \($0.loopsLeft)" },
                                           bufferSize: host.bufferSize, sampleRate: host.engine.sampleRate)
             if fingerprint != lastFingerprint {
                 lastFingerprint = fingerprint
@@ -122,8 +129,14 @@ final class WebSession {
         if now - lastMeters >= 1 / Self.framesPerSecond {
             // On schedule (30 a second on average at the loop's 10 ms pace), not from now.
             lastMeters = max(lastMeters + 1 / Self.framesPerSecond, now - 1 / Self.framesPerSecond)
-            server.broadcast(meterFrame(), except: quiet)
+            server.broadcast(meterFrame(players: currentPlayers()), except: quiet)
         }
+    }
+
+    /// Seconds until the next meter frame is due; nil without pages.
+    func secondsUntilDue(now: Double) -> Double? {
+        guard server.clientCount > 0 else { return nil }
+        return max(0, lastMeters + 1 / Self.framesPerSecond - now)
     }
 
     /// A page connected: it gets the hello (the protocol, the schema its controls come from,
@@ -188,7 +201,7 @@ final class WebSession {
     /// 1.5 s-hold peak and 300 ms average), loudness M/S/I, a spectrum's third-octave bands and
     /// peak, a dynamics node's gain reduction — then the players' places, the takes, DSP load
     /// and xruns. `meters` (the command) has every other field.
-    func meterFrame() -> String {
+    func meterFrame(players: [PlayerStatus]) -> String {
         var out = #"{"v":1,"type":"meters","meters":{"#
         out.reserveCapacity(4096)
         var first = true
@@ -239,7 +252,7 @@ final class WebSession {
             out += "}"
         }
         out += #"},"players":"#
-        JSONValue.object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }).write(into: &out)
+        JSONValue.object(Dictionary(players.map { ($0.id, $0.json) }) { a, _ in a }).write(into: &out)
         out += #","takes":"#
         takes.summaryJSON.write(into: &out)
         out += #","dspLoadPercent":"#

@@ -148,7 +148,7 @@ public struct SpectrumKernel {
 
     /// The strongest bin (above DC), refined between bins (see the type's documentation).
     public var peak: (frequencyHz: Double, levelDB: Double) {
-        Self.peak(binCount: binCount, binWidth: sampleRate / Double(size), window: window) { levelDB(bin: $0) }
+        Self.peak(binCount: binCount, binWidth: sampleRate / Double(size), window: window, power: { Double(averagePower[$0]) }) { levelDB(bin: $0) }
     }
 
     /// One fractional-octave band: nominal centre, edges and power level in dBFS.
@@ -172,14 +172,15 @@ public struct SpectrumKernel {
     /// (least squares in dB), and the level the lobe's top has there. Exact for a lone sine
     /// with every window (a parabola through three dB levels is exact for none: with a
     /// flat-top, whose lobe is flat across ±1 bin, it read a 997 Hz sine at 997.74 Hz).
-    public static func peak(binCount: Int, binWidth: Double, window: SpectrumWindow, level: (Int) -> Double) -> (frequencyHz: Double, levelDB: Double) {
-        // Each bin's level once (a live meter reads this 30 times a second).
-        let levels = (0..<binCount).map(level)
-        var best = 1
-        for k in 1..<(binCount - 1) where levels[k] > levels[best] { best = k }
-        let centre = levels[best]
+    /// `power` finds the strongest bin (any quantity that grows with the level: no logarithm
+    /// per bin, as a live meter reads this for every analyser frame); `level` is asked for the
+    /// five bins around it.
+    public static func peak(binCount: Int, binWidth: Double, window: SpectrumWindow, power: (Int) -> Double, level: (Int) -> Double) -> (frequencyHz: Double, levelDB: Double) {
+        var best = 1, strongest = power(1)
+        for k in 2..<(binCount - 1) { let p = power(k); if p > strongest { strongest = p; best = k } }
+        let centre = level(best)
         let offsets = (-2...2).filter { $0 != 0 && best + $0 >= 1 && best + $0 < binCount }
-        let measured = offsets.map { levels[best + $0] - centre }
+        let measured = offsets.map { level(best + $0) - centre }
         func lobeDB(_ x: Double) -> Double { 20 * log10(max(window.mainLobe(atBinOffset: x), 1e-12)) }
         func residual(_ delta: Double) -> Double {
             let top = lobeDB(-delta)
@@ -211,26 +212,10 @@ public struct SpectrumKernel {
         return ((Double(best) + delta) * binWidth, centre - lobeDB(-delta))
     }
 
-    /// Band powers from bin powers |X[k]|² (edge bins weighted by their overlap with the band).
+    /// Band powers from bin powers |X[k]|² (edge bins weighted by their overlap with the band;
+    /// see ``SpectrumBandTable``, which a repeated reader keeps).
     public static func bands(fraction b: Int, sampleRate: Double, size: Int, windowSquareSum: Double, power: (Int) -> Double) -> [Band] {
-        precondition([1, 3, 6].contains(b))
-        let binCount = size / 2 + 1, width = sampleRate / Double(size)
-        var out: [Band] = []
-        let g = pow(10, 3.0 / 10)
-        for k in -60...60 {
-            let fm = 1000 * pow(g, Double(k) / Double(b))
-            let lo = fm * pow(g, -0.5 / Double(b)), hi = fm * pow(g, 0.5 / Double(b))
-            guard hi > 20, fm <= min(20000, sampleRate / 2), hi <= sampleRate / 2 else { continue }
-            var total = 0.0
-            let first = max(1, Int((lo / width).rounded(.down)) - 1), last = min(binCount - 1, Int((hi / width).rounded(.up)) + 1)
-            for bin in first...max(first, last) {
-                let f = Double(bin) * width
-                let overlap = max(0, min(hi, f + width / 2) - max(lo, f - width / 2)) / width
-                total += overlap * 2 * power(bin) / (Double(size) * windowSquareSum)
-            }
-            out.append(Band(centerHz: fm, lowerHz: lo, upperHz: hi, levelDB: total > 0 ? 10 * log10(total) : -200))
-        }
-        return out
+        SpectrumBandTable(fraction: b, sampleRate: sampleRate, size: size, windowSquareSum: windowSquareSum).bands(power: power)
     }
 }
 

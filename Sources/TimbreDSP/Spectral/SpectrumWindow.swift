@@ -31,10 +31,16 @@ public enum SpectrumWindow: String, CaseIterable, Sendable {
     /// (the N → ∞ form of the cosine-sum window's transform: a0·sinc(x) + Σ a_k/2·[sinc(x−k) +
     /// sinc(x+k)], Harris 1978, eq. 32 and after). A sine between bins reads this shape.
     public func mainLobe(atBinOffset x: Double) -> Double {
-        func sinc(_ v: Double) -> Double { abs(v) < 1e-12 ? 1 : sin(Double.pi * v) / (Double.pi * v) }
+        // sin(π(x ± k)) = (−1)^k·sin(πx): one sine serves every term (a live page reads the
+        // peak's refinement, hundreds of these, for every analyser frame).
+        let s = sin(Double.pi * x)
+        func sinc(_ k: Int) -> Double {  // sinc(x + k)
+            let v = x + Double(k)
+            return abs(v) < 1e-12 ? 1 : (k & 1 == 0 ? s : -s) / (Double.pi * v)
+        }
         let a = coefficients
-        var w = a[0] * sinc(x)
-        for k in 1..<a.count { w += a[k] / 2 * (sinc(x - Double(k)) + sinc(x + Double(k))) }
+        var w = a[0] * sinc(0)
+        for k in 1..<a.count { w += a[k] / 2 * (sinc(-k) + sinc(k)) }
         return abs(w) / a[0]
     }
 }

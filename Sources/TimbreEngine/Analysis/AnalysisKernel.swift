@@ -102,7 +102,8 @@ package struct AnalysisKernel {
     /// The newest snapshot, typed (control thread). `cache` keeps the spectrum's view of the
     /// analyser frame it was computed from: a live page reads 30 times a second, the analyser
     /// publishes about 23 frames a second, and the peak's refinement is the costly part.
-    func read(cache: inout AnalysisReading.Spectrum?) -> AnalysisReading {
+    /// `bandTable`: the third-octave bands' bin weights, worked out on the first read.
+    func read(cache: inout AnalysisReading.Spectrum?, bandTable: inout SpectrumBandTable?) -> AnalysisReading {
         let r = snapshot.read()
         func v(_ x: Double) -> Double { x <= -1000 ? -.infinity : x }
         var reading = AnalysisReading(kind: kind, channels: [], loudness: nil, spectrum: nil)
@@ -111,8 +112,9 @@ package struct AnalysisKernel {
             if let cached = cache, cached.frames == Int(p[0]) { reading.spectrum = cached } else {
             let bins = spectrum.binCount
             func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: spectrum.windowSum) }
-            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), window: spectrum.window, level: level)
-            let bands = SpectrumKernel.bands(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) { p[1 + $0] }
+            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), window: spectrum.window, power: { p[1 + $0] }, level: level)
+            if bandTable == nil { bandTable = SpectrumBandTable(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) }
+            let bands = bandTable!.bands { p[1 + $0] }
             reading.spectrum = .init(frames: Int(p[0]), fftSize: spectrum.size, peakFrequencyHz: peak.frequencyHz, peakLevelDB: v(peak.levelDB),
                                      bands: bands.map { ($0.centerHz, v($0.levelDB)) })
             cache = reading.spectrum
@@ -130,8 +132,8 @@ package struct AnalysisKernel {
     }
 
     /// The newest snapshot as JSON (control thread).
-    func readValues(cache: inout AnalysisReading.Spectrum?) -> JSONValue {
-        var json = read(cache: &cache).json
+    func readValues(cache: inout AnalysisReading.Spectrum?, bandTable: inout SpectrumBandTable?) -> JSONValue {
+        var json = read(cache: &cache, bandTable: &bandTable).json
         if case .object(var o) = json, let spectrum { o["window"] = .string(spectrum.window.rawValue); json = .object(o) }
         return json
     }

@@ -32,9 +32,10 @@ public final class AnalysisState {
 
     /// The spectrum computed from the analyser's latest frame (control thread only).
     private var spectrumCache: AnalysisReading.Spectrum?
+    private var bandTable: SpectrumBandTable?
 
     /// The newest values as JSON (control thread only: the snapshot buffer has one reader).
-    public var values: JSONValue { kernelAddress.pointee.readValues(cache: &spectrumCache) }
+    public var values: JSONValue { kernelAddress.pointee.readValues(cache: &spectrumCache, bandTable: &bandTable) }
     /// The newest values, typed (control thread only).
-    public var reading: AnalysisReading { kernelAddress.pointee.read(cache: &spectrumCache) }
+    public var reading: AnalysisReading { kernelAddress.pointee.read(cache: &spectrumCache, bandTable: &bandTable) }
 }

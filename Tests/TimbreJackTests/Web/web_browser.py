@@ -1,12 +1,12 @@
 """Drives Timbre's control page in a real browser (Debian's chromium through Playwright).
 
-Usage: web_browser.py URL CONTROL_SOCKET SCREENSHOT_DIR HOST_PID. The host runs a preset with
+Usage: web_browser.py URL CONTROL_SOCKET SCREENSHOT_DIR. The host runs a preset with
 a 1 kHz sine at -20 dBFS panned hard left and an `eq` node with id `eq`. Prints one JSON
 object of what was seen; WebSurfaceTests decides pass or fail from it."""
 import json, os, socket, sys, time
 from playwright.sync_api import sync_playwright
 
-url, control, shots, pid = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+url, control, shots = sys.argv[1], sys.argv[2], sys.argv[3]
 out = {}
 
 
@@ -42,30 +42,19 @@ def wait_for(predicate, timeout=5.0):
     return predicate()
 
 
-def cpu_seconds(pid):
-    """CPU seconds of the host's control side — its main thread (the control loop) and the
-    web server's event-loop thread (NIO-ELT-…) — and of JACK's thread (timbre-jack)."""
-    control = audio = 0.0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
-        except OSError:
-            continue  # a thread that ended (a take's disk thread)
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
-        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        if int(tid) == pid or name.startswith("NIO-ELT"):
-            control += seconds
-        elif name == "timbre-jack":
-            audio += seconds
-    return control, audio
+def cpu_seconds():
+    """CPU seconds used so far by the host's control side — the control loop and the web
+    server's thread — and by JACK's thread, from `status` (each thread's own CPU-time clock:
+    exact, where /proc's per-thread counters advance in 10 ms scheduler ticks)."""
+    c = status()["cpuSeconds"]
+    return c["control"] + c.get("web", 0), c["audio"]
 
 
 def measure(seconds):
     """Control-side and audio-thread CPU as fractions of a core, and JACK's mean DSP load."""
-    (c0, a0), t0 = cpu_seconds(pid), time.time()
+    (c0, a0), t0 = cpu_seconds(), time.time()
     time.sleep(seconds)  # nothing asked of the host meanwhile
-    (c1, a1), dt = cpu_seconds(pid), time.time() - t0
+    (c1, a1), dt = cpu_seconds(), time.time() - t0
     loads = []
     for _ in range(5):  # JACK's DSP load is itself an average over recent cycles
         loads.append(status()["dspLoadPercent"])
@@ -212,5 +201,34 @@ with sync_playwright() as p:
     out["cpuFourPages"], out["audioFourPages"], out["dspLoadFourPages"] = measure(15)
     out["consoleErrors"] = errors
     browser.close()
+
+# The same four subscribers without the browsers (raw WebSocket clients reading every frame):
+# the host's own cost, and the audio thread's, with nothing else loading the machine's cores.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wsclient import WebSocket
+import threading
+host, port = url.split("//")[1].split("/")[0].split(":")
+stop_reading = threading.Event()
+frames = [0, 0, 0, 0]
+
+
+def read_frames(i):
+    ws = WebSocket(host, int(port), origin=f"http://{host}:{port}")
+    while not stop_reading.is_set():
+        ws.receive()
+        frames[i] += 1
+    ws.close()
+
+
+time.sleep(2)  # the browser's processes gone
+readers = [threading.Thread(target=read_frames, args=(i,)) for i in range(4)]
+for r in readers:
+    r.start()
+time.sleep(1)
+out["cpuFourSockets"], out["audioFourSockets"], out["dspLoadFourSockets"] = measure(10)
+stop_reading.set()
+for r in readers:
+    r.join()
+out["socketFrames"] = frames
 
 print(json.dumps(out))
