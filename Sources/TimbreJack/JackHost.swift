@@ -312,7 +312,8 @@ public final class JackHost: @unchecked Sendable {
         try jack.activate()
         // JACK's process thread (jack2's client thread; PipeWire's data loop): its CPU clock.
         var clock = clockid_t()
-        if pthread_getcpuclockid(jack_client_thread_id(jack.client), &clock) == 0 { audioThreadClock = ThreadCPUClock(clock: clock) }
+        let thread = jack_client_thread_id(jack.client)
+        if thread != 0, pthread_getcpuclockid(thread, &clock) == 0 { audioThreadClock = ThreadCPUClock(clock: clock) }
         Self.publishLatency(context.pointee, mode: JackCaptureLatency)
         Self.publishLatency(context.pointee, mode: JackPlaybackLatency)
         jack_recompute_total_latencies(jack.client)
