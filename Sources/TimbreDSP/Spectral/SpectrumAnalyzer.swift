@@ -23,7 +23,7 @@ import Foundation
 /// (IEC 61260-1), edges fm·10^(±3/(20b)); a bin counts with the fraction of its width
 /// [f − Δf/2, f + Δf/2] that lies in the band, so narrow low bands are not quantised to whole bins.
 /// Peak frequency and level: the window's own main lobe fitted to the bins around the strongest
-/// (``peak(binCount:binWidth:window:level:)``): within 0.1 Hz and 0.05 dB for a sine between
+/// (``peak(binCount:binWidth:window:power:level:)``): within 0.1 Hz and 0.05 dB for a sine between
 /// bins with every window.
 ///
 /// Plans and buffers are made in `init` (FFTW planning allocates); `process(_:frameCount:)`
