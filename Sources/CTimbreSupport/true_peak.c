@@ -102,8 +102,25 @@ static inline __attribute__((always_inline)) void frame_peaks(const float *seq, 
 }
 
 // The chunk loop; `avx` chooses the two loops' forms (a constant at each call site).
+// Phase p's value (1 ≤ p < phases) at input position i of `line` (a 64-tap dot product), with
+// the same roundings as the FIR loops: fused multiply-adds in tap order on the AVX2 path,
+// separate ones otherwise — so a chunk left out changes no later value by a bit.
+static inline __attribute__((always_inline)) float phase_value(const float *taps, int p, const float *line, size_t i, int avx) {
+    float acc = 0;
+    for (int k = 0; k < TP_TAPS; k++) {
+        const float t = taps[(p - 1) * TP_TAPS + k], v = line[i + k];
+        if (avx) acc = fmaf(t, v, acc); else { const float product = t * v; acc = acc + product; }
+    }
+    return acc;
+}
+
+// The chunk loop; `avx` chooses the two loops' forms (a constant at each call site). With
+// `out`, 4 phases and `quiet` > 0: a chunk whose samples (with the 63 carried) all lie under `quiet` in
+// magnitude is not reconstructed — every value there is bounded by `bound` — and its frames get
+// `bound` (only the two magnitudes carried to the next chunk are computed).
 static inline __attribute__((always_inline))
-float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float *out, int avx) {
+float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float *out,
+                     float quiet, float bound, int avx) {
     // line: 63 carried samples, the chunk, 8 zeros (the last group of 8 outputs may read past
     // the chunk; those outputs are not used). value: the phases. seq: magnitudes in time
     // order after the two carried; top: each point's peak candidate.
@@ -117,6 +134,19 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
         const size_t n = frames - start < TP_CHUNK ? frames - start : TP_CHUNK;
         memcpy(line + TP_TAPS - 1, x + start, n * sizeof(float));
         memset(line + TP_TAPS - 1 + n, 0, 8 * sizeof(float));
+        if (out && quiet > 0 && phases == 4) {
+            float loudest = 0;
+            for (size_t i = 0; i < TP_TAPS - 1 + n; i++) loudest = fmaxf(loudest, fabsf(line[i]));
+            if (loudest < quiet) {
+                for (size_t i = 0; i < n; i++) out[start + i] = bound;
+                // The last two magnitudes in time order (phases 2 and 3 of the last frame), as
+                // the full path leaves them.
+                before = fabsf(phase_value(taps, 2, line, n - 1, avx));
+                last = fabsf(phase_value(taps, 3, line, n - 1, avx));
+                memmove(line, line + n, (TP_TAPS - 1) * sizeof(float));
+                continue;
+            }
+        }
         // Phase p (1 ≤ p < L) between line[i + 31] and line[i + 32]; eight outputs at a time,
         // their sums kept in one vector across the 64 taps.
 #if defined(__x86_64__)
@@ -162,13 +192,13 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
 }
 
 static float true_peak_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0);
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, 0);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma")))
 static float true_peak_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 1);
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, 1);
 }
 #endif
 
@@ -194,20 +224,23 @@ int timbre_true_peak_uses_avx2(void) { return true_peak_impl != true_peak_portab
 
 // The per-frame form (TruePeakLimiter's detector): out[i] is the largest value reconstructed
 // in the interval of input frame i − 32 (see timbre_true_peak_frames in the header).
-static void true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
-    (void)true_peak_body(taps, phases, state, x, frames, 0, out, 0);
+static void true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                                      float quiet, float bound) {
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 0);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma")))
-static void true_peak_frames_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
-    (void)true_peak_body(taps, phases, state, x, frames, 0, out, 1);
+static void true_peak_frames_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                                  float quiet, float bound) {
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 1);
 }
 #endif
 
-void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out) {
+void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                             float quiet, float bound) {
 #if defined(__x86_64__)
-    if (true_peak_impl != true_peak_portable) { true_peak_frames_avx2(taps, phases, state, x, frames, out); return; }
+    if (true_peak_impl != true_peak_portable) { true_peak_frames_avx2(taps, phases, state, x, frames, out, quiet, bound); return; }
 #endif
-    true_peak_frames_portable(taps, phases, state, x, frames, out);
+    true_peak_frames_portable(taps, phases, state, x, frames, out, quiet, bound);
 }

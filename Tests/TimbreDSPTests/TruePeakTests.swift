@@ -94,4 +94,42 @@ import TimbreTestSignals
         #expect(whole == fast.peak, "block size changed the reading: \(whole) vs \(fast.peak)")
         print("True peak: dispatched path \(TruePeakMeter.usesAVX2 ? "AVX2+FMA" : "portable"), worst relative difference \(worst)")
     }
+    /// The limiter's detector with a floor: stretches too quiet to reach it skip the filter.
+    /// Material: 0.5 s of −40 dBFS noise and 0.5 s bursts of an fs/4 sine whose inter-sample
+    /// peaks rise over the floor (−1.05 dBFS) though its samples stay under it, fed in blocks of
+    /// random sizes. Every frame the exact detector reads over the floor reads the same,
+    /// bit for bit, with the floor (the values a skipped stretch leaves for the next one are
+    /// exact); every other frame reads under the floor; and most quiet frames were skipped.
+    @Test func detectorFloorSkipsOnlyWhatCannotReachIt() {
+        var rng = SeededRandom(seed: 5)
+        var x: [Float] = []
+        for burst in 0..<6 {
+            x += (0..<24_000).map { _ in Float.random(in: -0.01...0.01, using: &rng) }
+            // fs/4 at 45°: samples at 0.71 of the amplitude, the crests between them.
+            let s = Signals.sine(24_000, hz: 12000, amplitude: 0.92 + 0.01 * Double(burst), rate: 48000, phase: Double.pi / 4)
+            x += s
+        }
+        let floor = Float(pow(10, -1.05 / 20))
+        let exact = InterSamplePeakDetector(channelCount: 1), floored = InterSamplePeakDetector(channelCount: 1)
+        defer { exact.deallocate(); floored.deallocate() }
+        var a = [Float](repeating: 0, count: x.count), b = a
+        var at = 0
+        while at < x.count {
+            let n = min(Int.random(in: 1...1500, using: &rng), x.count - at)
+            x.withUnsafeMutableBufferPointer { buf in
+                var p = [buf.baseAddress! + at]
+                a.withUnsafeMutableBufferPointer { exact.process(&p, frameCount: n, into: $0.baseAddress! + at, stride: n) }
+                b.withUnsafeMutableBufferPointer { floored.process(&p, frameCount: n, into: $0.baseAddress! + at, stride: n, floor: floor) }
+            }
+            at += n
+        }
+        let over = a.indices.filter { a[$0] > floor }
+        let mismatched = over.filter { a[$0] != b[$0] }.count
+        let wrongUnder = a.indices.filter { a[$0] <= floor && !(b[$0] <= floor) }.count
+        let skipped = b.indices.filter { b[$0] == floor.nextDown && a[$0] != b[$0] }.count
+        print("detector floor: \(over.count) frames over it, \(mismatched) differ; \(skipped) of \(x.count) frames skipped; reconstruction gain \(floored.reconstructionGain)")
+        #expect(over.count > 10_000 && x.map { abs($0) }.max()! < floor, "the sine's inter-sample peaks must cross the floor, its samples not")
+        #expect(mismatched == 0 && wrongUnder == 0)
+        #expect(skipped > 100_000, "the quiet stretches go without the filter")
+    }
 }

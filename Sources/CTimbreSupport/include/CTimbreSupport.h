@@ -56,7 +56,12 @@ float timbre_true_peak_block(const float *taps, int phases, float *state, const 
 /// The same reconstruction frame by frame (TruePeakLimiter's detector): `out[i]` is the largest
 /// oversampled magnitude or parabola vertex in the interval starting at input frame i − 32
 /// (the filter's delay), for `frames` frames; `state` as for `timbre_true_peak_block`.
-void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out);
+/// `quiet` > 0 (with 4 phases): a chunk of up to 256 frames whose samples (and the 63 before them) all lie under
+/// `quiet` in magnitude is not reconstructed and its frames get `bound` — the caller's proof
+/// that no value there can exceed it (max |x| × the taps' largest absolute sum × 9/8, the
+/// parabola vertex's largest rise). 0: every frame exact.
+void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                             float quiet, float bound);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
 float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
 

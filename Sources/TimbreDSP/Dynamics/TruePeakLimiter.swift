@@ -45,6 +45,9 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// L, the length of the gain ramp.
     public let lookaheadFrames: Int
     let holdFrames: Int
+    /// One gain for every channel (mono, or `link` = 1): worked out once, from the loudest
+    /// channel, into channel 0's state and gain row (the other channels' state is unused).
+    let sharedGain: Bool
     let ceiling: Double
     let releaseCoefficient: Double
     let detector: InterSamplePeakDetector
@@ -57,6 +60,9 @@ public struct TruePeakLimiter: @unchecked Sendable {
     let counters: UnsafeMutablePointer<Int>
     /// Per channel: [0] the ring's sum, [1] the released gain (linear).
     let sums: UnsafeMutablePointer<Double>
+    /// Per channel: log2 of the released gain while it rises (so a release costs one exp2 a
+    /// frame, not two logarithms and an exp2), +∞ when not known.
+    let logGains: UnsafeMutablePointer<Double>
     /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
@@ -69,6 +75,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         // or below its need over the K = 16 frames either side of it.
         let d = InterSamplePeakDetector.delayFrames, k = 16
         holdFrames = lookaheadFrames + 2 * k
+        sharedGain = channelCount == 1 || settings.link >= 1
         latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames)
         precondition(latencyFrames == lookaheadFrames - 1 + d + k)
         ceiling = pow(10, (settings.ceilingDB - settings.marginDB) / 20)
@@ -81,6 +88,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
         ring = .allocate(capacity: channelCount * lookaheadFrames)
         counters = .allocate(capacity: 4 * channelCount)
         sums = .allocate(capacity: 2 * channelCount)
+        logGains = .allocate(capacity: channelCount)
+        logGains.initialize(repeating: .infinity, count: channelCount)
         scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
@@ -95,7 +104,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
 
     public func deallocate() {
         detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
-        counters.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
+        counters.deallocate(); sums.deallocate(); logGains.deallocate(); scratch.deallocate(); delay.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
@@ -103,7 +112,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         detector.reset(); delay.reset()
         ring.update(repeating: 1, count: channelCount * lookaheadFrames)
         counters.update(repeating: 0, count: 4 * channelCount)
-        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1 }
+        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1; logGains[c] = .infinity }
     }
 
     /// Continues `previous` (same lookahead and channels): its detector, gains and delayed audio.
@@ -114,10 +123,15 @@ public struct TruePeakLimiter: @unchecked Sendable {
         guard previous.lookaheadFrames == lookaheadFrames && previous.channelCount == channelCount else { return }
         detector.copyState(from: previous.detector)
         delay.copyState(from: previous.delay)
-        for k in 0..<(channelCount * holdFrames) { minValues[k] = previous.minValues[k]; minFrames[k] = previous.minFrames[k] }
-        for k in 0..<(channelCount * lookaheadFrames) { ring[k] = previous.ring[k] }
-        for k in 0..<(4 * channelCount) { counters[k] = previous.counters[k] }
-        for k in 0..<(2 * channelCount) { sums[k] = previous.sums[k] }
+        // A shared gain lives in channel 0's state: every channel continues from it.
+        for c in 0..<channelCount {
+            let from = previous.sharedGain ? 0 : c
+            for k in 0..<holdFrames { minValues[c * holdFrames + k] = previous.minValues[from * holdFrames + k]; minFrames[c * holdFrames + k] = previous.minFrames[from * holdFrames + k] }
+            for k in 0..<lookaheadFrames { ring[c * lookaheadFrames + k] = previous.ring[from * lookaheadFrames + k] }
+            for k in 0..<4 { counters[4 * c + k] = previous.counters[4 * from + k] }
+            for k in 0..<2 { sums[2 * c + k] = previous.sums[2 * from + k] }
+            logGains[c] = previous.logGains[from]
+        }
     }
 
     /// Sets NaN and infinity in the memory to zero (gains to 1). Real-time safe.
@@ -128,6 +142,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         if delay.hasNonFiniteState { delay.reset() }
         var bad = false
         for k in 0..<(2 * channelCount) where !sums[k].isFinite { bad = true }
+        for c in 0..<channelCount where logGains[c].isNaN { bad = true }
         for k in 0..<(channelCount * lookaheadFrames) where !ring[k].isFinite { bad = true }
         if bad { reset() }
     }
@@ -139,23 +154,32 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let peaks = scratch, gains = scratch + channelCount * maximumBlockFrames, stride = maximumBlockFrames
         // 1. Per-frame inter-sample peaks.
-        detector.process(channels, frameCount: frameCount, into: peaks, stride: stride)
+        // (Stretches too quiet to reach the ceiling skip the reconstruction: only frames
+        // over `ceiling` change the gain, and those are always reconstructed exactly.)
+        detector.process(channels, frameCount: frameCount, into: peaks, stride: stride, floor: Float(ceiling))
         // 2. Required gain, running minimum, moving average, release — per channel.
         let link = settings.link, ceiling = ceiling, release = releaseCoefficient
         let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)
+        let rows = sharedGain ? 1 : channelCount
         for i in 0..<frameCount {
             var loudest: Float = 0
             for c in 0..<channelCount { loudest = max(loudest, peaks[c * stride + i]) }
-            for c in 0..<channelCount {
-                let peak = link * Double(loudest) + (1 - link) * Double(peaks[c * stride + i])
+            for c in 0..<rows {
+                let peak = sharedGain ? Double(loudest) : link * Double(loudest) + (1 - link) * Double(peaks[c * stride + i])
                 let needed = peak > ceiling ? ceiling / peak : 1
                 // Running minimum over the last `hold` frames: a deque of increasing values.
                 let values = minValues + c * hold, frames = minFrames + c * hold
                 let frame = counters[4 * c + 3]; counters[4 * c + 3] = frame + 1
                 var head = counters[4 * c], count = counters[4 * c + 1]
                 if count > 0 && frames[head] <= frame - hold { head = head + 1 == hold ? 0 : head + 1; count -= 1 }
-                while count > 0 && values[(head + count - 1) % hold] >= needed { count -= 1 }
-                values[(head + count) % hold] = needed; frames[(head + count) % hold] = frame; count += 1
+                // Deque slot j is (head + j) mod hold, with head, j < hold: one subtraction, no division.
+                while count > 0 {
+                    let last = head + count - 1
+                    if values[last >= hold ? last - hold : last] < needed { break }
+                    count -= 1
+                }
+                let tail = head + count >= hold ? head + count - hold : head + count
+                values[tail] = needed; frames[tail] = frame; count += 1
                 counters[4 * c] = head; counters[4 * c + 1] = count
                 let held = values[head]
                 // Moving average over `length` frames.
@@ -163,11 +187,20 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 sums[2 * c] += held - r[at]; r[at] = held
                 counters[4 * c + 2] = at + 1 == length ? 0 : at + 1
                 let average = min(1, sums[2 * c] * inverseLength)
-                // Release in dB: g' = g^α · average^(1−α) when rising; the average at once when falling.
+                // Release in dB: log2 g' = α·log2 g + (1−α)·log2 average when rising (its log
+                // carried from frame to frame); the average at once when falling.
                 let previous = sums[2 * c + 1]
-                let released = average <= previous ? average
-                    : Double(FastLogExp.exp2(Float(release * Double(FastLogExp.log2(Float(previous))) + (1 - release) * Double(FastLogExp.log2(Float(average))))))
-                let g = min(average, released)
+                var g = average
+                if average > previous {
+                    var logPrevious = logGains[c]
+                    if logPrevious == .infinity { logPrevious = Double(FastLogExp.log2(Float(previous))) }
+                    let logAverage = average >= 1 ? 0 : Double(FastLogExp.log2(Float(average)))
+                    let l = release * logPrevious + (1 - release) * logAverage
+                    let released = Double(FastLogExp.exp2(Float(l)))
+                    if released < average { g = released; logGains[c] = l } else { logGains[c] = .infinity }
+                } else {
+                    logGains[c] = .infinity
+                }
                 sums[2 * c + 1] = g
                 gains[c * stride + i] = Float(g)
             }
@@ -175,7 +208,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         // 3. The delayed audio times the gain.
         delay.process(channels, frameCount: frameCount)
         for c in 0..<channelCount {
-            let p = channels[c], g = gains + c * stride
+            let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
             for i in 0..<frameCount { p[i] *= g[i] }
         }
     }
@@ -185,6 +218,6 @@ public struct TruePeakLimiter: @unchecked Sendable {
     @_noLocks
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
-        min(0, GainRows.lowestDB(scratch + channelCount * maximumBlockFrames, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount))
+        min(0, GainRows.lowestDB(scratch + channelCount * maximumBlockFrames, rows: sharedGain ? 1 : channelCount, stride: maximumBlockFrames, frameCount: frameCount))
     }
 }
