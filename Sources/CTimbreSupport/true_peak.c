@@ -118,9 +118,13 @@ static inline __attribute__((always_inline)) float phase_value(const float *taps
 // `out`, 4 phases and `quiet` > 0: a chunk whose samples (with the 63 carried) all lie under `quiet` in
 // magnitude is not reconstructed — every value there is bounded by `bound` — and its frames get
 // `bound` (only the two magnitudes carried to the next chunk are computed).
+//
+// Without `out` (the meter), `gain` > 0 (the taps' largest Σ|tap| × 9/8) lets a chunk whose
+// samples are too small for any reconstructed value to reach the peak found so far go
+// unreconstructed the same way: the maximum cannot change.
 static inline __attribute__((always_inline))
 float true_peak_body(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float *out,
-                     float quiet, float bound, int avx) {
+                     float quiet, float bound, float gain, int avx) {
     // line: 63 carried samples, the chunk, 8 zeros (the last group of 8 outputs may read past
     // the chunk; those outputs are not used). value: the phases. seq: magnitudes in time
     // order after the two carried; top: each point's peak candidate.
@@ -134,11 +138,15 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
         const size_t n = frames - start < TP_CHUNK ? frames - start : TP_CHUNK;
         memcpy(line + TP_TAPS - 1, x + start, n * sizeof(float));
         memset(line + TP_TAPS - 1 + n, 0, 8 * sizeof(float));
-        if (out && quiet > 0 && phases == 4) {
-            float loudest = 0;
+        if (phases == 4 && (out ? quiet > 0 : gain > 0)) {
+            float loudest = 0, reached = peak;
             for (size_t i = 0; i < TP_TAPS - 1 + n; i++) loudest = fmaxf(loudest, fabsf(line[i]));
-            if (loudest < quiet) {
-                for (size_t i = 0; i < n; i++) out[start + i] = bound;
+            for (int l = 0; l < 8; l++) reached = fmaxf(reached, lanes[l]);
+            // The chunk's first candidate is the vertex at the last point carried in (within
+            // 9/8 of it), the rest lie within `gain` of its samples. (1.001: room for rounding.)
+            const float carried = fmaxf(before, last) * 1.125f * 1.001f;
+            if (out ? loudest < quiet && carried < bound : loudest * gain * 1.001f < reached && carried < reached) {
+                if (out) for (size_t i = 0; i < n; i++) out[start + i] = bound;
                 // The last two magnitudes in time order (phases 2 and 3 of the last frame), as
                 // the full path leaves them.
                 before = fabsf(phase_value(taps, 2, line, n - 1, avx));
@@ -191,18 +199,18 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
     return peak;
 }
 
-static float true_peak_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, 0);
+static float true_peak_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain) {
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, gain, 0);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma")))
-static float true_peak_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, 1);
+static float true_peak_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain) {
+    return true_peak_body(taps, phases, state, x, frames, peak, NULL, 0, 0, gain, 1);
 }
 #endif
 
-typedef float (*true_peak_fn)(const float *, int, float *, const float *, size_t, float);
+typedef float (*true_peak_fn)(const float *, int, float *, const float *, size_t, float, float);
 static true_peak_fn true_peak_impl = true_peak_portable;
 
 __attribute__((constructor))
@@ -212,12 +220,12 @@ static void choose_true_peak(void) {
 #endif
 }
 
-float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_impl(taps, phases, state, x, frames, peak);
+float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain) {
+    return true_peak_impl(taps, phases, state, x, frames, peak, gain);
 }
 
-float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak) {
-    return true_peak_portable(taps, phases, state, x, frames, peak);
+float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain) {
+    return true_peak_portable(taps, phases, state, x, frames, peak, gain);
 }
 
 int timbre_true_peak_uses_avx2(void) { return true_peak_impl != true_peak_portable; }
@@ -226,14 +234,14 @@ int timbre_true_peak_uses_avx2(void) { return true_peak_impl != true_peak_portab
 // in the interval of input frame i − 32 (see timbre_true_peak_frames in the header).
 static void true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
                                       float quiet, float bound) {
-    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 0);
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 0, 0);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma")))
 static void true_peak_frames_avx2(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
                                   float quiet, float bound) {
-    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 1);
+    (void)true_peak_body(taps, phases, state, x, frames, 0, out, quiet, bound, 0, 1);
 }
 #endif
 

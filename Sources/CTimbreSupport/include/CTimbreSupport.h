@@ -51,8 +51,10 @@ int timbre_true_peak_uses_avx2(void);
 /// 64-tap polyphase FIR (`taps`: (phases − 1) × 64 floats, phase-major, oldest sample first;
 /// phase p at p/phases of a sample after each sample), magnitudes in time order with the vertex
 /// of the parabola at each local maximum. `state`: 65 floats per channel (the last 63 samples,
-/// the last two magnitudes). Returns max(`peak`, every value and vertex).
-float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
+/// the last two magnitudes). Returns max(`peak`, every value and vertex). `gain` > 0 (with 4
+/// phases): the taps' largest Σ|tap| × 9/8 — a chunk whose samples times it stay under the peak
+/// so far cannot change the result and is not reconstructed. 0: every chunk.
+float timbre_true_peak_block(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain);
 /// The same reconstruction frame by frame (TruePeakLimiter's detector): `out[i]` is the largest
 /// oversampled magnitude or parabola vertex in the interval starting at input frame i − 32
 /// (the filter's delay), for `frames` frames; `state` as for `timbre_true_peak_block`.
@@ -63,7 +65,7 @@ float timbre_true_peak_block(const float *taps, int phases, float *state, const 
 void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
                              float quiet, float bound);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
-float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak);
+float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain);
 
 /// Block-FFT resampler passes (no allocation, no locks).
 /// out[2i] = re[i], out[2i+1] = im[i] (0 when `im` is NULL), i < n.
