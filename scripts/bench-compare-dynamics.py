@@ -113,6 +113,7 @@ compressors = [
 ]
 limiters = [
     ("Timbre limiter (true peak)", "timbre", {"type": "limiter", "ceiling": -1, "release": 20}),
+    ("Timbre limiter (sample peak)", "timbre", {"type": "limiter", "ceiling": -1, "release": 20, "detector": "sample-peak"}),
     ("x42 dpl (true peak, LV2)", "timbre", {"type": "plugin", "uri": "http://gareus.org/oss/lv2/dpl#stereo",
                                             "controls": {"threshold": -1, "release": 0.02, "truepeak": 1}}),
     ("LSP limiter (LV2)", "timbre", {"type": "plugin", "uri": "http://lsp-plug.in/plugins/lv2/limiter_stereo",

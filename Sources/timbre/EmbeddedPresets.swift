@@ -698,7 +698,7 @@ enum EmbeddedPresets {
     "limiterNode": {
       "type": "object",
       "additionalProperties": false,
-      "description": "Lookahead brickwall limiter on true peak: no output sample and no inter-sample peak above the ceiling. Latency: lookahead + 47 frames.",
+      "description": "Lookahead brickwall limiter, on true peak by default: no output sample and no inter-sample peak above the ceiling. Latency: lookahead + 47 frames (sample-peak detector: lookahead - 1).",
       "properties": {
         "type": {
           "const": "limiter"
@@ -736,6 +736,14 @@ enum EmbeddedPresets {
           "maximum": 100,
           "default": 100,
           "description": "% stereo link"
+        },
+        "detector": {
+          "enum": [
+            "true-peak",
+            "sample-peak"
+          ],
+          "default": "true-peak",
+          "description": "true-peak: no inter-sample peak over the ceiling (latency lookahead + 47 frames); sample-peak: the samples only, cheaper (latency lookahead - 1 frame), inter-sample peaks may pass"
         }
       }
     },

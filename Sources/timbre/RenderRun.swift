@@ -204,7 +204,7 @@ enum RenderRun {
     }
 
     /// Where the preset's final chain (the chain, or the master bus of a graph) ends with a
-    /// `limiter` whose ceiling is at or under `ceiling` (measuring nodes after it ignored): its
+    /// true-peak `limiter` whose ceiling is at or under `ceiling` (measuring nodes after it ignored): its
     /// index in that chain and its id.
     static func finalLimiterPosition(in preset: Preset, atOrUnder ceiling: Double) -> (index: Int, id: String?)? {
         let chain: [NodeSpec]
@@ -213,7 +213,8 @@ enum RenderRun {
         case .graph(let g): chain = g.master.chain
         }
         guard let last = chain.lastIndex(where: { !$0.bypass && $0.kind.settings(as: AnalysisSettings.self) == nil }),
-              let limiter = chain[last].kind.settings(as: LimiterSettings.self), limiter.ceilingDB <= ceiling else { return nil }
+              let limiter = chain[last].kind.settings(as: LimiterSettings.self), limiter.ceilingDB <= ceiling,
+              !limiter.samplePeak else { return nil }  // a sample-peak limiter does not hold a true-peak ceiling
         return (last, chain[last].id)
     }
 

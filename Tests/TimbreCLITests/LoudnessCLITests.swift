@@ -133,6 +133,14 @@ import TimbreTestSupport
         let peak = try Self.samples(d + "/p.wav").map { TruePeakReference.dB($0) }.max() ?? 0
         #expect(abs(theirs.integrated - -16) <= 0.1 && peak <= -1.5, "\(theirs.integrated) LUFS, \(peak) dBTP")
 
+        // A preset ending with a sample-peak limiter does not hold a true-peak ceiling: the gain
+        // goes after it, followed by an inserted true-peak limiter.
+        CLI.write(d + "/sampled.json", #"{"version": 1, "name": "sample-peak", "chain": [{"type": "limiter", "ceiling": -1.5, "detector": "sample-peak"}]}"#)
+        let sp = try CLI.run(["render", input, "-o", d + "/sp.wav", "--preset", d + "/sampled.json", "--normalize", "-16", "--json"])
+        let spn = Self.json(sp.stdout)["normalization"] as? [String: Any] ?? [:]
+        let spPeak = try Self.samples(d + "/sp.wav").map { TruePeakReference.dB($0) }.max() ?? 0
+        #expect(sp.status == 0 && spn["gainBeforePresetLimiter"] as? Bool == false && spn["limiterInserted"] as? Bool == true && spPeak <= -1, "\(sp.stdout) \(spPeak)")
+
         // The shipped podcast chain (high-pass, EQ, de-esser, compressor, limiter): the issue's
         // command on speech, the gain in front of its own limiter, the dynamics in the summary.
         let pv = try CLI.run(["render", input, "-o", d + "/pv.wav", "--preset", "podcast-voice", "--normalize", "-16", "--true-peak-ceiling", "-1", "--json"])

@@ -134,6 +134,29 @@ import TimbreTestSupport
         }
     }
 
+    /// The sample-peak detector (`"detector": "sample-peak"`): no output sample above the
+    /// ceiling on every material (its inter-sample peaks are printed, not judged: that is the
+    /// trade); latency L − 1 = 95 frames at 2 ms; a signal under the ceiling comes out as it
+    /// went in, 95 frames later, bit for bit; the output does not depend on the block size.
+    @Test func samplePeakLimiterHoldsTheSamples() throws {
+        let preset = try Self.chain(#"{"type": "limiter", "ceiling": -1, "release": 50, "detector": "sample-peak"}"#)
+        let ceiling = Float(pow(10, -1.0 / 20))
+        for (name, x) in Self.material {
+            let (out, plan) = try PresetRender.render(preset, input: [x], block: 256, rate: Self.rate)
+            let y = out[0], samplePeak = y.map { abs($0) }.max()!
+            print(String(format: "sample-peak limiter -1 dBFS, %@: sample peak %.3f dBFS, 16x true peak %.3f dBTP", name,
+                         20 * log10(Double(samplePeak)), TruePeakReference.dB(y)))
+            #expect(samplePeak <= ceiling && plan.latencyFrames == 95, "\(name)")
+        }
+        let x = Signals.sine(24_000, hz: 1000, amplitude: 0.5)
+        let y = try PresetRender.render(preset, input: [x], block: 256, rate: Self.rate).output[0]
+        #expect(Array(y[95...]) == Array(x[..<(x.count - 95)]) && y[..<95].allSatisfy { $0 == 0 })
+        let loud = Self.material[4].samples, reference = try PresetRender.render(preset, input: [loud], block: 4096, rate: Self.rate).output
+        for block in [1, 17, 256] {
+            #expect(try PresetRender.render(preset, input: [loud], block: block, rate: Self.rate).output == reference, "block \(block)")
+        }
+    }
+
     /// Gain reduction on a sine step: a 1 kHz sine steps from −20 to +6 dBFS; once settled the
     /// output's true peak sits within 0.2 dB under the −1 dBTP ceiling; after it steps back, the
     /// gain recovers with the release time constant (1 − 1/e of the way in dB after 100 ms, within 5 %).

@@ -72,6 +72,15 @@ import TimbreEngine
         #expect(d(c, "attack") == comp.attackMs && d(c, "release") == comp.releaseMs && d(c, "makeup") == comp.makeupDB)
         #expect(d(c, "link") == comp.linkPercent && d(c, "lookahead") == comp.lookaheadMs)
         #expect(d(l, "ceiling") == lim.ceilingDB && d(l, "release") == lim.releaseMs && d(l, "lookahead") == lim.lookaheadMs && d(l, "link") == lim.linkPercent)
+        // The limiter's detector: the schema's choices are the decoder's, the default true peak.
+        #expect((l["detector"] as? [String: Any])?["enum"] as? [String] == ["true-peak", "sample-peak"] && !lim.samplePeak)
+        for (word, sample) in [("true-peak", false), ("sample-peak", true)] {
+            let q = try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "limiter", "detector": "\#(word)"}]}"#.utf8))
+            #expect(q.allNodes[0].kind.settings(as: LimiterSettings.self)?.samplePeak == sample)
+        }
+        #expect(throws: PresetError.self) {
+            try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "limiter", "detector": "rms"}]}"#.utf8))
+        }
     }
 
     /// The gate's ranges and defaults: schema, decoder ranges and settings defaults.

@@ -21,6 +21,10 @@ import Foundation
 /// the gain's slope across the span; ``Settings/marginDB`` (0.05 dB by default) keeps the
 /// detector's own under-read and that effect below the ceiling, as the tests measure with an
 /// independent 16× reconstruction.
+///
+/// With ``Settings/samplePeak`` it holds the samples only, as sample-peak limiters do (ffmpeg's
+/// `alimiter`, LSP's limiter without oversampling): no detector (the peak of frame n is |x[n]|),
+/// no neighbourhood (K = 0), so the latency is L − 1 and inter-sample peaks may pass the ceiling.
 public struct TruePeakLimiter: @unchecked Sendable {
     public struct Settings: Sendable, Equatable {
         /// −20…0 dBTP.
@@ -31,9 +35,12 @@ public struct TruePeakLimiter: @unchecked Sendable {
         public var link: Double
         /// How far below the ceiling the detector aims, dB.
         public var marginDB: Double
-        public init(ceilingDB: Double = -1, releaseSeconds: Double = 0.1, lookaheadSeconds: Double = 0.002, link: Double = 1, marginDB: Double = 0.05) {
+        /// Hold the samples only (no inter-sample detector): cheaper, latency L − 1.
+        public var samplePeak: Bool
+        public init(ceilingDB: Double = -1, releaseSeconds: Double = 0.1, lookaheadSeconds: Double = 0.002, link: Double = 1, marginDB: Double = 0.05,
+                    samplePeak: Bool = false) {
             self.ceilingDB = ceilingDB; self.releaseSeconds = releaseSeconds; self.lookaheadSeconds = lookaheadSeconds
-            self.link = link; self.marginDB = marginDB
+            self.link = link; self.marginDB = marginDB; self.samplePeak = samplePeak
         }
     }
 
@@ -73,10 +80,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
         lookaheadFrames = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
         // A peak found at frame n lies near n − d (d: the detector's delay); the gain must be at
         // or below its need over the K = 16 frames either side of it.
-        let d = InterSamplePeakDetector.delayFrames, k = 16
+        // (Sample peaks: the peak is the frame itself, d = K = 0.)
+        let d = settings.samplePeak ? 0 : InterSamplePeakDetector.delayFrames, k = settings.samplePeak ? 0 : 16
         holdFrames = lookaheadFrames + 2 * k
         sharedGain = channelCount == 1 || settings.link >= 1
-        latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames)
+        latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames, samplePeak: settings.samplePeak)
         precondition(latencyFrames == lookaheadFrames - 1 + d + k)
         ceiling = pow(10, (settings.ceilingDB - settings.marginDB) / 20)
         releaseCoefficient = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
@@ -99,8 +107,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
         reset()
     }
 
-    /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16.
-    public static func latencyFrames(lookaheadFrames: Int) -> Int { max(1, lookaheadFrames) - 1 + InterSamplePeakDetector.delayFrames + 16 }
+    /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16 on true
+    /// peak, L − 1 on sample peak.
+    public static func latencyFrames(lookaheadFrames: Int, samplePeak: Bool = false) -> Int {
+        max(1, lookaheadFrames) - 1 + (samplePeak ? 0 : InterSamplePeakDetector.delayFrames + 16)
+    }
 
     public func deallocate() {
         detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
@@ -156,7 +167,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
         // 1. Per-frame inter-sample peaks.
         // (Stretches too quiet to reach the ceiling skip the reconstruction: only frames
         // over `ceiling` change the gain, and those are always reconstructed exactly.)
-        detector.process(channels, frameCount: frameCount, into: peaks, stride: stride, floor: Float(ceiling))
+        if settings.samplePeak {
+            for c in 0..<channelCount {
+                let x = channels[c], p = peaks + c * stride
+                for i in 0..<frameCount { p[i] = abs(x[i]) }
+            }
+        } else {
+            detector.process(channels, frameCount: frameCount, into: peaks, stride: stride, floor: Float(ceiling))
+        }
         // 2. Required gain, running minimum, moving average, release — per channel.
         let link = settings.link, ceiling = ceiling, release = releaseCoefficient
         let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)

@@ -12,13 +12,17 @@ public struct LimiterSettings: NodeParameters {
     public var lookaheadMs: Double
     /// 0…100 %.
     public var linkPercent: Double
-    public init(ceilingDB: Double = -1, releaseMs: Double = 100, lookaheadMs: Double = 2, linkPercent: Double = 100) {
+    /// `"detector": "sample-peak"`: hold the samples only (cheaper; inter-sample peaks may pass).
+    public var samplePeak: Bool
+    public init(ceilingDB: Double = -1, releaseMs: Double = 100, lookaheadMs: Double = 2, linkPercent: Double = 100, samplePeak: Bool = false) {
         self.ceilingDB = ceilingDB; self.releaseMs = releaseMs; self.lookaheadMs = lookaheadMs; self.linkPercent = linkPercent
+        self.samplePeak = samplePeak
     }
 
     /// The kernel's settings.
     public var kernelSettings: TruePeakLimiter.Settings {
-        TruePeakLimiter.Settings(ceilingDB: ceilingDB, releaseSeconds: releaseMs / 1000, lookaheadSeconds: lookaheadMs / 1000, link: linkPercent / 100)
+        TruePeakLimiter.Settings(ceilingDB: ceilingDB, releaseSeconds: releaseMs / 1000, lookaheadSeconds: lookaheadMs / 1000, link: linkPercent / 100,
+                                 samplePeak: samplePeak)
     }
 }
 
@@ -45,11 +49,21 @@ package enum LimiterNode: NodeDefinition {
         if let f = try o.optional("release") { s.releaseMs = try f.number(in: Range.release, unit: "ms") }
         if let f = try o.optional("lookahead") { s.lookaheadMs = try f.number(in: Range.lookahead, unit: "ms") }
         if let f = try o.optional("link") { s.linkPercent = try f.number(in: Range.link, unit: "%") }
+        if let f = try o.optional("detector") {
+            switch try f.string() {
+            case "true-peak": s.samplePeak = false
+            case "sample-peak": s.samplePeak = true
+            case let other: throw PresetError(path: f.path, "\"\(other)\" is not allowed (allowed \"true-peak\", \"sample-peak\")")
+            }
+        }
         return s
     }
 
     package static func encode(_ s: LimiterSettings) -> [String: JSONValue] {
-        ["ceiling": .number(s.ceilingDB), "release": .number(s.releaseMs), "lookahead": .number(s.lookaheadMs), "link": .number(s.linkPercent)]
+        // `detector` only when not the default, as the compressor's.
+        var o: [String: JSONValue] = ["ceiling": .number(s.ceilingDB), "release": .number(s.releaseMs), "lookahead": .number(s.lookaheadMs), "link": .number(s.linkPercent)]
+        if s.samplePeak { o["detector"] = .string("sample-peak") }
+        return o
     }
 
     package static func lower(_ s: LimiterSettings, into node: inout NodeLowering) throws(PresetError) {
@@ -57,13 +71,14 @@ package enum LimiterNode: NodeDefinition {
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
         let reduction = try node.gainReductionState().recorder
-        node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead], carriesState: true)) {
+        node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead, s.samplePeak ? 1 : 0], carriesState: true)) {
             LimiterStep(limiter: TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
-        }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead))
+        }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: s.samplePeak))
     }
 
     package static func summary(of s: LimiterSettings) -> String {
-        String(format: "limiter %.1f dBTP, release %g ms, lookahead %g ms", s.ceilingDB, s.releaseMs, s.lookaheadMs)
+        s.samplePeak ? String(format: "limiter %.1f dBFS sample peak, release %g ms, lookahead %g ms", s.ceilingDB, s.releaseMs, s.lookaheadMs)
+            : String(format: "limiter %.1f dBTP, release %g ms, lookahead %g ms", s.ceilingDB, s.releaseMs, s.lookaheadMs)
     }
 }
 
