@@ -37,7 +37,7 @@ import numpy as np
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
 RUNS = 7
 RATE = 48000
-SECONDS = 120
+SECONDS = 300
 work = tempfile.mkdtemp(prefix="timbre-dynamics-")
 
 

@@ -70,7 +70,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// Per channel: log2 of the released gain while it rises (so a release costs one exp2 a
     /// frame, not two logarithms and an exp2), +∞ when not known.
     let logGains: UnsafeMutablePointer<Double>
-    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains.
+    /// Per channel: frames since the running minimum last held a value under 1. From L on the
+    /// average's ring holds only ones, and its sum is set to exactly L (no rounding carried).
+    let unityRun: UnsafeMutablePointer<Int>
+    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then one row for
+    /// the loudest channel of each frame.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
 
@@ -98,8 +102,10 @@ public struct TruePeakLimiter: @unchecked Sendable {
         sums = .allocate(capacity: 2 * channelCount)
         logGains = .allocate(capacity: channelCount)
         logGains.initialize(repeating: .infinity, count: channelCount)
-        scratch = .allocate(capacity: 2 * channelCount * maximumBlockFrames)
-        scratch.initialize(repeating: 0, count: 2 * channelCount * maximumBlockFrames)
+        unityRun = .allocate(capacity: channelCount)
+        unityRun.initialize(repeating: 0, count: channelCount)
+        scratch = .allocate(capacity: (2 * channelCount + 1) * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: (2 * channelCount + 1) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
         ring.initialize(repeating: 1, count: channelCount * lookaheadFrames)
         counters.initialize(repeating: 0, count: 4 * channelCount)
@@ -115,7 +121,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
 
     public func deallocate() {
         detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
-        counters.deallocate(); sums.deallocate(); logGains.deallocate(); scratch.deallocate(); delay.deallocate()
+        counters.deallocate(); sums.deallocate(); logGains.deallocate(); unityRun.deallocate(); scratch.deallocate(); delay.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
@@ -123,7 +129,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         detector.reset(); delay.reset()
         ring.update(repeating: 1, count: channelCount * lookaheadFrames)
         counters.update(repeating: 0, count: 4 * channelCount)
-        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1; logGains[c] = .infinity }
+        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1; logGains[c] = .infinity; unityRun[c] = lookaheadFrames }
     }
 
     /// Continues `previous` (same lookahead and channels): its detector, gains and delayed audio.
@@ -142,6 +148,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
             for k in 0..<4 { counters[4 * c + k] = previous.counters[4 * from + k] }
             for k in 0..<2 { sums[2 * c + k] = previous.sums[2 * from + k] }
             logGains[c] = previous.logGains[from]
+            unityRun[c] = previous.unityRun[from]
         }
     }
 
@@ -179,18 +186,46 @@ public struct TruePeakLimiter: @unchecked Sendable {
         let link = settings.link, ceiling = ceiling, release = releaseCoefficient
         let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)
         let rows = sharedGain ? 1 : channelCount
-        for i in 0..<frameCount {
-            var loudest: Float = 0
-            for c in 0..<channelCount { loudest = max(loudest, peaks[c * stride + i]) }
+        // At rest — nothing in this block over the ceiling, and every row settled at unity (the
+        // ring all ones, the running minimum a single 1, the gain where a ring of ones puts it) —
+        // every frame's gain is that of the frame before: only the counters move on.
+        if atRest(rows: rows, peaks: peaks, stride: stride, frameCount: frameCount) {
             for c in 0..<rows {
-                let peak = sharedGain ? Double(loudest) : link * Double(loudest) + (1 - link) * Double(peaks[c * stride + i])
+                let frame = counters[4 * c + 3] + frameCount - 1
+                counters[4 * c + 3] = frame + 1
+                minFrames[c * hold + counters[4 * c]] = frame
+                counters[4 * c + 2] = (counters[4 * c + 2] + frameCount) % length
+                unityRun[c] += frameCount
+                logGains[c] = .infinity
+                let g = gains + c * stride, value = Float(sums[2 * c + 1])
+                for i in 0..<frameCount { g[i] = value }
+            }
+            delay.process(channels, frameCount: frameCount)
+            for c in 0..<channelCount {
+                let p = channels[c], g = gains[(sharedGain ? 0 : c) * stride]
+                if g != 1 { for i in 0..<frameCount { p[i] *= g } }
+            }
+            return
+        }
+        // The loudest channel of each frame, then each row's frames in a row with its state in
+        // locals (rows are independent; kept in registers, not re-read through pointers).
+        let loudest = scratch + 2 * channelCount * stride
+        for i in 0..<frameCount {
+            var m: Float = 0
+            for c in 0..<channelCount { m = max(m, peaks[c * stride + i]) }
+            loudest[i] = m
+        }
+        for c in 0..<rows {
+            let values = minValues + c * hold, frames = minFrames + c * hold, r = ring + c * length
+            let own = peaks + c * stride, g = gains + c * stride
+            var head = counters[4 * c], count = counters[4 * c + 1], at = counters[4 * c + 2], frame = counters[4 * c + 3]
+            var sum = sums[2 * c], previous = sums[2 * c + 1], logGain = logGains[c], run = unityRun[c]
+            for i in 0..<frameCount {
+                let peak = sharedGain ? Double(loudest[i]) : link * Double(loudest[i]) + (1 - link) * Double(own[i])
                 let needed = peak > ceiling ? ceiling / peak : 1
-                // Running minimum over the last `hold` frames: a deque of increasing values.
-                let values = minValues + c * hold, frames = minFrames + c * hold
-                let frame = counters[4 * c + 3]; counters[4 * c + 3] = frame + 1
-                var head = counters[4 * c], count = counters[4 * c + 1]
+                // Running minimum over the last `hold` frames: a deque of increasing values;
+                // slot j is (head + j) mod hold, with head, j < hold: a subtraction, no division.
                 if count > 0 && frames[head] <= frame - hold { head = head + 1 == hold ? 0 : head + 1; count -= 1 }
-                // Deque slot j is (head + j) mod hold, with head, j < hold: one subtraction, no division.
                 while count > 0 {
                     let last = head + count - 1
                     if values[last >= hold ? last - hold : last] < needed { break }
@@ -198,30 +233,34 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 }
                 let tail = head + count >= hold ? head + count - hold : head + count
                 values[tail] = needed; frames[tail] = frame; count += 1
-                counters[4 * c] = head; counters[4 * c + 1] = count
+                frame += 1
                 let held = values[head]
-                // Moving average over `length` frames.
-                let r = ring + c * length, at = counters[4 * c + 2]
-                sums[2 * c] += held - r[at]; r[at] = held
-                counters[4 * c + 2] = at + 1 == length ? 0 : at + 1
-                let average = min(1, sums[2 * c] * inverseLength)
+                // Moving average over `length` frames (its sum reset to exactly L once the ring
+                // holds only ones again).
+                sum += held - r[at]; r[at] = held
+                at = at + 1 == length ? 0 : at + 1
+                if held < 1 { run = 0 } else {
+                    run += 1
+                    if run >= length { sum = Double(length) }
+                }
+                let average = min(1, sum * inverseLength)
                 // Release in dB: log2 g' = α·log2 g + (1−α)·log2 average when rising (its log
                 // carried from frame to frame); the average at once when falling.
-                let previous = sums[2 * c + 1]
-                var g = average
+                var gain = average
                 if average > previous {
-                    var logPrevious = logGains[c]
-                    if logPrevious == .infinity { logPrevious = Double(FastLogExp.log2(Float(previous))) }
+                    if logGain == .infinity { logGain = Double(FastLogExp.log2(Float(previous))) }
                     let logAverage = average >= 1 ? 0 : Double(FastLogExp.log2(Float(average)))
-                    let l = release * logPrevious + (1 - release) * logAverage
+                    let l = release * logGain + (1 - release) * logAverage
                     let released = Double(FastLogExp.exp2(Float(l)))
-                    if released < average { g = released; logGains[c] = l } else { logGains[c] = .infinity }
+                    if released < average { gain = released; logGain = l } else { logGain = .infinity }
                 } else {
-                    logGains[c] = .infinity
+                    logGain = .infinity
                 }
-                sums[2 * c + 1] = g
-                gains[c * stride + i] = Float(g)
+                previous = gain
+                g[i] = Float(gain)
             }
+            counters[4 * c] = head; counters[4 * c + 1] = count; counters[4 * c + 2] = at; counters[4 * c + 3] = frame
+            sums[2 * c] = sum; sums[2 * c + 1] = previous; logGains[c] = logGain; unityRun[c] = run
         }
         // 3. The delayed audio times the gain.
         delay.process(channels, frameCount: frameCount)
@@ -229,6 +268,25 @@ public struct TruePeakLimiter: @unchecked Sendable {
             let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
             for i in 0..<frameCount { p[i] *= g[i] }
         }
+    }
+
+    /// True when no frame of the block is over the ceiling and every row is settled at unity
+    /// (see `process`).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func atRest(rows: Int, peaks: UnsafeMutablePointer<Float>, stride: Int, frameCount: Int) -> Bool {
+        let steady = min(1, Double(lookaheadFrames) * (1 / Double(lookaheadFrames)))
+        for c in 0..<rows {
+            guard unityRun[c] >= lookaheadFrames, sums[2 * c] == Double(lookaheadFrames), sums[2 * c + 1] == steady,
+                  counters[4 * c + 1] == 1, minValues[c * holdFrames + counters[4 * c]] == 1 else { return false }
+        }
+        let limit = Float(ceiling)
+        for c in 0..<channelCount {
+            let p = peaks + c * stride
+            for i in 0..<frameCount where Double(p[i]) > ceiling || p[i] > limit { return false }
+        }
+        return true
     }
 
     /// The smallest gain of the last `process` call (its `frameCount` frames, every channel), dB.
