@@ -338,8 +338,11 @@ struct LiveCommand: ParsableCommand {
             if let summary = errors.flush(now: clock()) { reportError(summary) }
             inbox.flushSocketReplies()
             // Players: every turn (10–50 ms) is soon enough (the prefetcher keeps seconds in its rings).
-            let playersDue = clock() - lastPlayerCheck >= 0.01
+            let playersDue = clock() - lastPlayerCheck >= 0.002
             let players = playersDue ? PlayerStatus.all(host.engine) : nil
+            // A pass ending soon: wake when it should end, then every 2 ms until it has (so
+            // `looped`/`finished` arrive within a period of the last frame, as before).
+            let passEnds = players?.compactMap(\.secondsToPassEnd).min().map { max(0.002, $0) }
             webSession?.tick(now: clock(), players: players)
             if playersDue { lastPlayerCheck = clock(); prefetcher.update(Array(host.engine.playerStates.values)) }
             for line in players.map({ playerEvents.events($0) }) ?? [] {
@@ -377,9 +380,10 @@ struct LiveCommand: ParsableCommand {
                 }
             }
             // At once for a command; otherwise at the next meter frame a page is due, and at
-            // least every 20 ms with MIDI, 50 ms without (JACK's events, players, `--meters`).
+            // least every 20 ms with MIDI, 50 ms without (JACK's events, `--meters`), and when a
+            // player's pass is due to end.
             // Each wake costs tens of microseconds of scheduling: an idle host wakes 20 times a second.
-            inbox.wait(seconds: min(pace, webSession?.secondsUntilDue(now: clock()) ?? pace))
+            inbox.wait(seconds: min(pace, webSession?.secondsUntilDue(now: clock()) ?? pace, passEnds ?? pace))
         }
     }
 

@@ -18,6 +18,9 @@ struct PlayerStatus {
     let underruns: Int
     let rate: Double
     let playing: Bool
+    /// Seconds until the current pass of the region ends (a `looped` or `finished` event), at
+    /// the playback rate; nil when not playing.
+    let secondsToPassEnd: Double?
 
     init?(key: String, state: PlayerState) {
         guard let feeder = state.feeder as? PlayerFeeder else { return nil }
@@ -49,6 +52,7 @@ struct PlayerStatus {
         underruns = state.underruns
         rate = spec.rate
         playing = state.playing
+        secondsToPassEnd = playing && !finished && regionSeconds > 0 && spec.rate > 0 ? max(0, regionSeconds - min(into, regionSeconds)) / spec.rate : nil
     }
 
     var json: JSONValue {
