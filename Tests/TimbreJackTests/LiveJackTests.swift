@@ -717,7 +717,11 @@ import TimbreTestSupport
         let server = try JackServer()
         defer { server.stop() }
         let port = UInt16(21000 + Int(getpid() % 20000))
-        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--osc-port", "\(port)"])
+        // In a folder of its own: a mutated datagram can be a `/timbre/save s` whose name is
+        // any word, written into the presets folder (the current one). Run from the checkout,
+        // such files once landed in the repository.
+        let folder = try ProcessRunner.temporaryDirectory("timbre-fuzz")
+        let live = try LiveProcess(["--preset", Self.writePreset(), "--name", "tl", "--osc-port", "\(port)"], cwd: folder)
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "\(live.errors)")
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
