@@ -54,9 +54,13 @@ public enum ProcessRunner {
     }
 
     /// A fresh temporary directory.
+    /// A new folder under the system's temporary one, removed when the test process exits
+    /// (a full run made a few hundred, some with 115 MB files; they filled the disk once).
+    /// `TIMBRE_KEEP_TEST_FILES=1` keeps them for a look afterwards.
     public static func temporaryDirectory(_ prefix: String = "timbre-test") throws -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        TemporaryFolders.register(d)
         return d
     }
 
@@ -68,5 +72,24 @@ public enum ProcessRunner {
             usleep(10_000)
         } while Date() < deadline
         return try condition()
+    }
+}
+
+/// The folders `ProcessRunner.temporaryDirectory` made, removed at exit.
+enum TemporaryFolders {
+    nonisolated(unsafe) static var paths: [String] = []
+    static let lock = NSLock()
+    static let cleanupRegistered: Void = {
+        guard ProcessInfo.processInfo.environment["TIMBRE_KEEP_TEST_FILES"] == nil else { return }
+        atexit {
+            TemporaryFolders.lock.lock()
+            for path in TemporaryFolders.paths { try? FileManager.default.removeItem(atPath: path) }
+            TemporaryFolders.lock.unlock()
+        }
+    }()
+
+    static func register(_ path: String) {
+        _ = cleanupRegistered
+        lock.lock(); paths.append(path); lock.unlock()
     }
 }
