@@ -20,6 +20,8 @@ FILES = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 RATE, CHANNELS = 48000, 2
 work = tempfile.mkdtemp(prefix="timbre-batch-")
+import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 
 
 def run(argv, **kw):

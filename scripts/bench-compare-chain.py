@@ -26,6 +26,8 @@ import statistics
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 work = tempfile.mkdtemp(prefix="timbre-chain-")
+import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 SECONDS, RATE = 60, 48000
 FRAMES = SECONDS * RATE
 BELLS = [(31, 3), (62, -2), (125, 1.5), (250, -1), (500, 2), (1000, -3), (2000, 1), (4000, 2.5), (8000, -1.5), (16000, 3)]

@@ -40,6 +40,8 @@ RUNS = 7
 RATE = 48000
 SECONDS = 300
 work = tempfile.mkdtemp(prefix="timbre-dynamics-")
+import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 
 
 def run(argv):

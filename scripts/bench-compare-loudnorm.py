@@ -26,6 +26,8 @@ from scipy.signal import resample_poly
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
 RUNS = 3
 work = tempfile.mkdtemp(prefix="timbre-loudnorm-")
+import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 
 
 def run(argv):

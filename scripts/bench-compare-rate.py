@@ -24,6 +24,8 @@ import numpy as np
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
 RUNS = 5
 work = tempfile.mkdtemp(prefix="timbre-bench-")
+import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 
 def run(args):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
