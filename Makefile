@@ -120,6 +120,8 @@ test: build check-presets rtsan tsan embed-check docs-check
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null
 	.build/$(CONFIG)/ChangeRateExample | grep -q "expected 659.255 Hz; latency 6616 frames (137.8 ms), underruns 0"
 	d=$$(mktemp -d) && .build/$(CONFIG)/TwoChannelsExample $$d/two.wav | grep -q "384000 frames" && $(BIN) info $$d/two.wav >/dev/null
+	@# No test may write into the checkout (a fuzzed `save` once did): any new untracked file fails the run.
+	@if [ -d .git ] && git status --porcelain --untracked-files=all | grep '^??'; then echo "make test: the files above were written into the checkout"; exit 2; fi
 
 demo: build
 	mkdir -p $(DEMO_DIR)

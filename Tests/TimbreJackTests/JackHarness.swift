@@ -19,7 +19,8 @@ final class LiveProcess: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [command] + args
-        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        // A folder of its own unless told: a fuzzed `save` must never write into the checkout.
+        process.currentDirectoryURL = URL(fileURLWithPath: try cwd ?? ProcessRunner.temporaryDirectory("timbre-live-cwd"))
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = stdin
         process.standardOutput = stdout
