@@ -13,7 +13,11 @@ left is the processing itself (and, for the plugins, our host's per-block call).
 
 Distortion: THD+N of a 1 kHz sine driven 6 dB into each limiter (peak +5 dBFS into a
 -1 dB ceiling, release 20 ms: the longest LSP's limiter allows): the output from 1 s to 4.5 s, less the least-squares fit of a
-1 kHz sine and DC, relative to the fit, in dB (lower is cleaner).
+1 kHz sine and DC, relative to the fit, in dB (lower is cleaner). A clean limiter's output is
+the sine times a constant gain, and what is left is float32 rounding (about -150 dB), which
+swings by 8 dB with the last bit of that gain (0.49831 → -149.9 dB, one ulp up -152.4, two up
+-157.4): so each limiter limits the sine at five drive levels 0.035 dB apart and the figure
+is the power mean of the five — rounding luck averages out, gain modulation would not.
 
 The limiters get the same music 9 dB louder (peaks near +2 dBFS, in float), so that they limit
 much of the time. Inter-sample peaks: each limiter's output of it (its first 20 s)
@@ -100,12 +104,15 @@ run(["sox", "-R", "-n", "-r", str(RATE), "-c", "2", "-e", "floating-point", "-b"
 loud = os.path.join(work, "loud.wav")
 (samples(music) * 10 ** (9 / 20)).astype(np.float32).tofile(os.path.join(work, "loud.f32"))
 run(["ffmpeg", "-y", "-loglevel", "error", "-f", "f32le", "-ar", str(RATE), "-ac", "2", "-i", os.path.join(work, "loud.f32"), "-c:a", "pcm_f32le", loud])
-sine = os.path.join(work, "sine.wav")
+sines = []
 t = np.arange(5 * RATE) / RATE
-s = (10 ** (5 / 20) * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
-np.stack([s, s], 1).tofile(os.path.join(work, "sine.f32"))
-# ffmpeg keeps float samples over full scale (sox would clip them).
-run(["ffmpeg", "-y", "-loglevel", "error", "-f", "f32le", "-ar", str(RATE), "-ac", "2", "-i", os.path.join(work, "sine.f32"), "-c:a", "pcm_f32le", sine])
+for k in range(-2, 3):
+    sine = os.path.join(work, f"sine{k + 2}.wav")
+    s = (10 ** ((5 + 0.035 * k) / 20) * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
+    np.stack([s, s], 1).tofile(os.path.join(work, "sine.f32"))
+    # ffmpeg keeps float samples over full scale (sox would clip them).
+    run(["ffmpeg", "-y", "-loglevel", "error", "-f", "f32le", "-ar", str(RATE), "-ac", "2", "-i", os.path.join(work, "sine.f32"), "-c:a", "pcm_f32le", sine])
+    sines.append(sine)
 
 frames = SECONDS * RATE
 compressors = [
@@ -155,6 +162,9 @@ for title, rows in (("compressors", compressors), ("limiters", limiters)):
         distortion = over = ""
         if rows is limiters:
             over = f"{true_peak_over_db(out):+.2f} dB"  # the loud music just rendered
-            run(command(tool, what, sine, out))
-            distortion = f"{thd_n_db(out):.1f} dB"
+            powers = []
+            for sine in sines:
+                run(command(tool, what, sine, out))
+                powers.append(10 ** (thd_n_db(out) / 10))
+            distortion = f"{10 * np.log10(np.mean(powers)):.1f} dB"
         print(f"{name:36} {ns:15.1f} {distortion:>18} {over:>22}")

@@ -25,8 +25,41 @@ enum { TP_CHUNK = 256, TP_TAPS = 64, TP_MAX_PHASES = 4 };
 __attribute__((target("avx2,fma")))
 static inline void fir_avx2(const float *taps, int phases, const float *line, float (*value)[TP_CHUNK + 8], size_t n) {
     // Eight outputs of every phase at once: each window load serves all three phases (4×).
+    // Three (or two) groups of eight side by side: nine independent sums, so the FMAs' latency
+    // overlaps (one group's three chains of 64 wait on it). Every output still sums in tap order.
     if (phases == 4) {
-        for (size_t i = 0; i < n; i += 8) {
+        size_t i = 0;
+        for (; i + 16 < n; i += 24) {
+            __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps(), c0 = _mm256_setzero_ps();
+            __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps();
+            __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps(), c2 = _mm256_setzero_ps();
+            for (int k = 0; k < TP_TAPS; k++) {
+                const __m256 ta = _mm256_broadcast_ss(taps + k), tb = _mm256_broadcast_ss(taps + TP_TAPS + k), tc = _mm256_broadcast_ss(taps + 2 * TP_TAPS + k);
+                const __m256 w0 = _mm256_loadu_ps(line + i + k);
+                a0 = _mm256_fmadd_ps(ta, w0, a0); b0 = _mm256_fmadd_ps(tb, w0, b0); c0 = _mm256_fmadd_ps(tc, w0, c0);
+                const __m256 w1 = _mm256_loadu_ps(line + i + 8 + k);
+                a1 = _mm256_fmadd_ps(ta, w1, a1); b1 = _mm256_fmadd_ps(tb, w1, b1); c1 = _mm256_fmadd_ps(tc, w1, c1);
+                const __m256 w2 = _mm256_loadu_ps(line + i + 16 + k);
+                a2 = _mm256_fmadd_ps(ta, w2, a2); b2 = _mm256_fmadd_ps(tb, w2, b2); c2 = _mm256_fmadd_ps(tc, w2, c2);
+            }
+            _mm256_storeu_ps(value[0] + i, a0); _mm256_storeu_ps(value[1] + i, b0); _mm256_storeu_ps(value[2] + i, c0);
+            _mm256_storeu_ps(value[0] + i + 8, a1); _mm256_storeu_ps(value[1] + i + 8, b1); _mm256_storeu_ps(value[2] + i + 8, c1);
+            _mm256_storeu_ps(value[0] + i + 16, a2); _mm256_storeu_ps(value[1] + i + 16, b2); _mm256_storeu_ps(value[2] + i + 16, c2);
+        }
+        for (; i + 8 < n; i += 16) {
+            __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps(), c0 = _mm256_setzero_ps();
+            __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps();
+            for (int k = 0; k < TP_TAPS; k++) {
+                const __m256 w0 = _mm256_loadu_ps(line + i + k), w1 = _mm256_loadu_ps(line + i + 8 + k);
+                const __m256 ta = _mm256_broadcast_ss(taps + k), tb = _mm256_broadcast_ss(taps + TP_TAPS + k), tc = _mm256_broadcast_ss(taps + 2 * TP_TAPS + k);
+                a0 = _mm256_fmadd_ps(ta, w0, a0); a1 = _mm256_fmadd_ps(ta, w1, a1);
+                b0 = _mm256_fmadd_ps(tb, w0, b0); b1 = _mm256_fmadd_ps(tb, w1, b1);
+                c0 = _mm256_fmadd_ps(tc, w0, c0); c1 = _mm256_fmadd_ps(tc, w1, c1);
+            }
+            _mm256_storeu_ps(value[0] + i, a0); _mm256_storeu_ps(value[1] + i, b0); _mm256_storeu_ps(value[2] + i, c0);
+            _mm256_storeu_ps(value[0] + i + 8, a1); _mm256_storeu_ps(value[1] + i + 8, b1); _mm256_storeu_ps(value[2] + i + 8, c1);
+        }
+        for (; i < n; i += 8) {
             __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps(), c = _mm256_setzero_ps();
             for (int k = 0; k < TP_TAPS; k++) {
                 const __m256 w = _mm256_loadu_ps(line + i + k);

@@ -221,8 +221,8 @@ public enum OfflineRenderer {
 
     /// Renders the request. `progress` is called on the calling thread after each block.
     /// `measureOnly`: render and meter the output without writing a file (the first pass of
-    /// loudness normalisation).
-    public static func render(_ request: RenderRequest, presetName: String = "preset", measureOnly: Bool = false,
+    /// loudness normalisation). `capture`: keep the output in memory too (up to its budget).
+    public static func render(_ request: RenderRequest, presetName: String = "preset", measureOnly: Bool = false, capture: RenderCapture? = nil,
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         _ = try resolveFormat(request)  // usage errors before touching any file
         guard request.blockFrames >= 1 else { throw .request(.blockFrames, "block size \(request.blockFrames) frames is out of range (allowed at least 1)") }
@@ -238,7 +238,7 @@ public enum OfflineRenderer {
         let playerSpecs = request.preset.playerSpecs
         guard !request.inputPaths.isEmpty || !playerSpecs.isEmpty else { throw .request(nil, "no input file (and the preset has no players)") }
         if request.inputPaths.isEmpty {
-            return try renderPlayers(request, presetName: presetName, measureOnly: measureOnly, progress: progress)
+            return try renderPlayers(request, presetName: presetName, measureOnly: measureOnly, capture: capture, progress: progress)
         }
         guard request.inputPaths.count == 1 || request.combination != nil else {
             throw .request(.combination, "\(request.inputPaths.count) input files: say how to combine them (concatenate or mix)")
@@ -258,13 +258,13 @@ public enum OfflineRenderer {
         let timeline = try request.timeline(readers)
         let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
         let source = try request.sourceChain(timeline: timeline, inputRate: Int(reader.sampleRate))
-        return try render(request, presetName: presetName, measureOnly: measureOnly, progress: progress,
+        return try render(request, presetName: presetName, measureOnly: measureOnly, capture: capture, progress: progress,
                           readers: readers, timeline: timeline, source: source, outputRate: outputRate)
     }
 
     /// A render of a preset's players alone: the graph runs at `--sample-rate` or the first
     /// player's file rate, for as long as the longest player plays.
-    static func renderPlayers(_ request: RenderRequest, presetName: String, measureOnly: Bool,
+    static func renderPlayers(_ request: RenderRequest, presetName: String, measureOnly: Bool, capture: RenderCapture?,
                               progress: ((RenderProgress) -> Void)?) throws(RenderError) -> RenderSummary {
         guard request.speed == 1 && request.pitchSemitones == 0 else {
             throw .request(request.speed != 1 ? .speed : .pitchSemitones, "speed and pitch change input files; a player's speed is its \"rate\" in the preset")
@@ -279,11 +279,11 @@ public enum OfflineRenderer {
             do { rate = try SoundFileReader(path: PlayerFeeder.resolve(first.spec.file, directory: request.presetDirectory)).sampleRate }
             catch { throw .preset(file: presetName, PresetError(path: first.path + ".file", "\(error)")) }
         }
-        return try render(request, presetName: presetName, measureOnly: measureOnly, progress: progress,
+        return try render(request, presetName: presetName, measureOnly: measureOnly, capture: capture, progress: progress,
                           readers: [], timeline: nil, source: nil, outputRate: rate)
     }
 
-    static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, progress: ((RenderProgress) -> Void)?,
+    static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, capture: RenderCapture?, progress: ((RenderProgress) -> Void)?,
                        readers: [SoundFileReader], timeline inputTimeline: TimelineSource?, source inputSource: FrameSource?,
                        outputRate: Double) throws(RenderError) -> RenderSummary {
         let reader = readers.first
@@ -380,6 +380,7 @@ public enum OfflineRenderer {
             }
             ownTruePeak?.process(view, frameCount: count)
             analyzer?.process(view, frameCount: count)
+            capture?.append(view, channelCount: outCount, frameCount: count)
         }
         // Analysis, encoding and writing run on a second thread, overlapping the processing of
         // the next blocks (a measurement alone analyses here).

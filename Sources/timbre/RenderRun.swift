@@ -120,21 +120,24 @@ enum RenderRun {
         var normalization: Normalization?
         let name = request.inputPaths.first ?? request.outputPath
         var passes = 1
-        func measure(_ r: RenderRequest, pass: Int) throws(CLIError) -> RenderSummary {
+        func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(CLIError) -> RenderSummary {
             do {
-                return try OfflineRenderer.render(r, presetName: label, measureOnly: true) { p in progress?(min(0.8, Double(pass) * 0.2 + p.fraction * 0.2), p) }
+                return try OfflineRenderer.render(r, presetName: label, measureOnly: true, capture: capture) { p in progress?(min(0.8, Double(pass) * 0.2 + p.fraction * 0.2), p) }
             } catch { throw CLIError(error) }
         }
         if let n = normalize {
             guard !request.inputPaths.contains("-") else {
                 throw CLIError.usage("--normalize reads its input more than once: give a file, not standard input")
             }
-            let first = try measure(request, pass: 0)
+            let limiterAt = n.linear ? nil : finalLimiterPosition(in: request.preset, atOrUnder: n.ceilingDBTP)
+            // The first pass renders the preset up to where the gain goes (before its final
+            // limiter, if it has one) and keeps that in memory for the trials (below).
+            let capture = n.linear ? nil : RenderCapture()
+            let first = try measure(limiterAt.map { truncated(request, before: $0.index) } ?? request, pass: 0, capture: capture)
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
                 throw CLIError.io("\(name): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
             var gain = n.targetLUFS - measured.integratedLUFS
-            let limiterAt = n.linear ? nil : finalLimiterPosition(in: request.preset, atOrUnder: n.ceilingDBTP)
             let crosses = measured.truePeakDBTP + gain > n.ceilingDBTP
             var plan = Normalization(gainDB: gain, target: n.targetLUFS, ceiling: n.ceilingDBTP, beforePresetLimiter: limiterAt != nil,
                                      limiterInserted: limiterAt == nil && crosses && !n.linear, cutByCeiling: false, passes: 1)
@@ -154,12 +157,24 @@ enum RenderRun {
             if plan.beforePresetLimiter || plan.limiterInserted {
                 // Limiting takes loudness away: correct the gain by the shortfall, divided by how
                 // much the loudness rose per dB of gain between the last two passes (secant).
+                // The trials run the gain and the limiter over the first pass's output in
+                // memory; past the capture's budget they render from the input.
+                let limiter = limiterAt.map { finalChain(of: request.preset)[$0.index] } ?? insertedLimiter(ceiling: plan.ceiling)
+                let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter) }
                 var last: (gain: Double, reached: Double)?
                 for _ in 0..<6 {
-                    let trial = try measure(withGain(gain, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
+                    let reached: Double
+                    if let trials {
+                        let trial = trials.run(gainDB: gain)
+                        reached = trial.integratedLUFS
+                        plan.maximumLimitingDB = trial.maximumReductionDB
+                    } else {
+                        let trial = try measure(withGain(gain, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
+                        plan.maximumLimitingDB = plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }
+                        reached = trial.loudness?.integratedLUFS ?? -.infinity
+                    }
                     passes += 1
-                    plan.maximumLimitingDB = plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }
-                    guard let reached = trial.loudness?.integratedLUFS, reached.isFinite else { break }
+                    guard reached.isFinite else { break }
                     predicted = reached
                     let shortfall = n.targetLUFS - reached
                     if abs(shortfall) <= 0.05 { break }
@@ -203,15 +218,34 @@ enum RenderRun {
         return result
     }
 
+    /// The preset's final chain: the chain, or the master bus of a graph.
+    static func finalChain(of preset: Preset) -> [NodeSpec] {
+        switch preset.form {
+        case .chain(let c): c
+        case .graph(let g): g.master.chain
+        }
+    }
+
+    /// The limiter `--normalize` inserts after its gain.
+    static func insertedLimiter(ceiling: Double) -> NodeSpec {
+        NodeSpec(id: insertedLimiterID, kind: .limiter(LimiterSettings(ceilingDB: ceiling)), path: insertedLimiterID)
+    }
+
+    /// `request` with its final chain cut before `index`: the part a trial's gain follows.
+    static func truncated(_ request: RenderRequest, before index: Int) -> RenderRequest {
+        var r = request
+        switch r.preset.form {
+        case .chain(let chain): r.preset.form = .chain(Array(chain[..<index]))
+        case .graph(var g): g.master.chain = Array(g.master.chain[..<index]); r.preset.form = .graph(g)
+        }
+        return r
+    }
+
     /// Where the preset's final chain (the chain, or the master bus of a graph) ends with a
     /// true-peak `limiter` whose ceiling is at or under `ceiling` (measuring nodes after it ignored): its
     /// index in that chain and its id.
     static func finalLimiterPosition(in preset: Preset, atOrUnder ceiling: Double) -> (index: Int, id: String?)? {
-        let chain: [NodeSpec]
-        switch preset.form {
-        case .chain(let c): chain = c
-        case .graph(let g): chain = g.master.chain
-        }
+        let chain = finalChain(of: preset)
         guard let last = chain.lastIndex(where: { !$0.bypass && $0.kind.settings(as: AnalysisSettings.self) == nil }),
               let limiter = chain[last].kind.settings(as: LimiterSettings.self), limiter.ceilingDB <= ceiling,
               !limiter.samplePeak else { return nil }  // a sample-peak limiter does not hold a true-peak ceiling
@@ -223,9 +257,7 @@ enum RenderRun {
     static func withGain(_ db: Double, plan: Normalization, limiterAt: Int?, _ request: RenderRequest) -> RenderRequest {
         var r = request
         var nodes = [NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")]
-        if plan.limiterInserted {
-            nodes.append(NodeSpec(id: insertedLimiterID, kind: .limiter(LimiterSettings(ceilingDB: plan.ceiling)), path: insertedLimiterID))
-        }
+        if plan.limiterInserted { nodes.append(insertedLimiter(ceiling: plan.ceiling)) }
         func insert(into chain: [NodeSpec]) -> [NodeSpec] {
             var c = chain
             c.insert(contentsOf: nodes, at: limiterAt ?? c.count)

@@ -28,12 +28,12 @@ public struct DelayLine: @unchecked Sendable {
         let start = position.pointee
         for c in 0..<channelCount {
             let ring = buffer + c * frames, x = channels[c]
-            var p = start
-            for i in 0..<frameCount {
-                let delayed = ring[p]
-                ring[p] = x[i]
-                x[i] = delayed
-                p += 1
+            // In runs up to the ring's end: each a plain exchange of two spans (vectorised).
+            var p = start, i = 0
+            while i < frameCount {
+                let m = min(frameCount - i, frames - p), r = ring + p, y = x + i
+                for k in 0..<m { let delayed = r[k]; r[k] = y[k]; y[k] = delayed }
+                i += m; p += m
                 if p == frames { p = 0 }
             }
         }

@@ -51,7 +51,9 @@ extension FastLogExp {
     /// ``exp2(_:)-(Float)`` on eight lanes at once (inputs below −126 give 0).
     @inlinable @inline(__always)
     public static func exp2(_ y: SIMD8<Float>) -> SIMD8<Float> {
-        let clamped = y.clamped(lowerBound: SIMD8(repeating: -126), upperBound: SIMD8(repeating: 127))
+        // (Comparisons and blends, not `clamped`, which is not always inlined.)
+        var clamped = y.replacing(with: -126, where: y .< -126)
+        clamped.replace(with: 127, where: clamped .> 127)
         // Round to the nearest whole by adding and taking away 1.5·2²³ (whose bits then hold the
         // whole number: 0x4B40_0000 + n), then down.
         let big = SIMD8<Float>(repeating: 12_582_912)
@@ -91,5 +93,40 @@ extension FastLogExp {
             i += 8
         }
         while i < count { values[i] = exp2(values[i]); i += 1 }
+    }
+
+    /// `out[i] = log₂ in[i]` for `count` values (normal floats), eight at a time — the last few
+    /// too, padded, so that a value's logarithm does not depend on where a block ends.
+    @inlinable
+    public static func logarithms(_ input: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i < count {
+            let k = Swift.min(8, count - i)
+            log2(SIMD8<Float>(loading: input + i, count: k, padding: 1)).store(to: out + i, count: k)
+            i += 8
+        }
+    }
+}
+
+extension SIMD8 where Scalar == Float {
+    /// The first `count` (≤ 8) values at `pointer`, the other lanes `padding`.
+    @usableFromInline @inline(__always)
+    init(loading pointer: UnsafePointer<Float>, count: Int, padding: Float) {
+        if count == 8 {
+            self = UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+        } else {
+            self.init(repeating: padding)
+            for k in 0..<count { self[k] = pointer[k] }
+        }
+    }
+
+    /// Stores the first `count` (≤ 8) lanes at `pointer`.
+    @usableFromInline @inline(__always)
+    func store(to pointer: UnsafeMutablePointer<Float>, count: Int) {
+        if count == 8 {
+            UnsafeMutableRawPointer(pointer).storeBytes(of: self, as: SIMD8<Float>.self)
+        } else {
+            for k in 0..<count { pointer[k] = self[k] }
+        }
     }
 }

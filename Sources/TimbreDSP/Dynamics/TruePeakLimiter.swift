@@ -10,10 +10,16 @@ import Foundation
 /// gain that frame needs is r[n] = min(1, ceiling / peak). Three stages turn it into a smooth
 /// gain that is never above what any nearby peak needs:
 ///
-/// 1. a running minimum of r over H = L + 32 frames (L: lookahead frames),
+/// 1. a running minimum of r over H = L + 32 frames (L: lookahead frames), by van Herk and
+///    Gil-Werman's method (segments of H frames at fixed frame numbers; the minimum of the
+///    previous segment's tail, kept as suffix minima, and of the current segment's head: two
+///    comparisons a frame, no branches on the data),
 /// 2. a moving average of that over L frames — a ramp down that starts L frames before the peak,
 /// 3. a release: the gain rises toward the average with time constant `release` in dB (it
-///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once.
+///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once. With
+///    a = log₂ of the average and l = log₂ of the gain, l[n] = min(a[n], α·l[n−1] + (1−α)·a[n]),
+///    carried as d = l − a ≤ 0: d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])) — one multiply-add
+///    and one minimum a frame; the logarithms and powers are taken eight frames at a time.
 ///
 /// The audio is delayed by D = L + 47 frames (the latency), which lines the 16 frames on either
 /// side of every peak up inside the frames where the average is at or below that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
@@ -51,30 +57,34 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public let latencyFrames: Int
     /// L, the length of the gain ramp.
     public let lookaheadFrames: Int
+    /// H, the running minimum's span.
     let holdFrames: Int
     /// One gain for every channel (mono, or `link` = 1): worked out once, from the loudest
-    /// channel, into channel 0's state and gain row (the other channels' state is unused).
+    /// channel, into row 0 (the other rows' state is unused).
     let sharedGain: Bool
-    let ceiling: Double
-    let releaseCoefficient: Double
+    let ceiling: Float
+    let releaseCoefficient: Float
     let detector: InterSamplePeakDetector
-    /// Per channel: the running-minimum deque (values, frame indices; `holdFrames` each), the
-    /// average's ring (`lookaheadFrames`), and the scalars below.
-    let minValues: UnsafeMutablePointer<Double>
-    let minFrames: UnsafeMutablePointer<Int>
-    let ring: UnsafeMutablePointer<Double>
-    /// Per channel: [0] deque head, [1] deque count, [2] ring position, [3] frames seen.
-    let counters: UnsafeMutablePointer<Int>
-    /// Per channel: [0] the ring's sum, [1] the released gain (linear).
+    /// Per row: the current segment's needed gains (H), the previous segment's suffix minima
+    /// (H + 1, the last a 1).
+    let segment: UnsafeMutablePointer<Float>
+    let suffix: UnsafeMutablePointer<Float>
+    /// Per row: the average's history (the last L held gains, then room for a block's) and its
+    /// sum. Each held gain is rounded to a multiple of 2⁻³⁸ (``quantum``) first, so every sum of
+    /// them is exact in `Double` (L ≤ 7680 < 2¹³): no rounding carried, L ones sum to L again.
+    let history: UnsafeMutablePointer<Double>
     let sums: UnsafeMutablePointer<Double>
-    /// Per channel: log2 of the released gain while it rises (so a release costs one exp2 a
-    /// frame, not two logarithms and an exp2), +∞ when not known.
-    let logGains: UnsafeMutablePointer<Double>
-    /// Per channel: frames since the running minimum last held a value under 1. From L on the
-    /// average's ring holds only ones, and its sum is set to exactly L (no rounding carried).
-    let unityRun: UnsafeMutablePointer<Int>
-    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then one row for
-    /// the loudest channel of each frame.
+    /// Per row: the position in the segment.
+    let positions: UnsafeMutablePointer<Int>
+    /// Per row: [0] the segment's running minimum so far, [1] d = log₂ gain − log₂ average and
+    /// [2] log₂ average, of the last frame.
+    let levels: UnsafeMutablePointer<Float>
+    /// 1 in the average's fixed point: 2⁴⁰ (a held gain is truncated to a multiple of 2⁻⁴⁰,
+    /// never rounded up: the average stays at or under the exact one).
+    /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
+    static let quantum: Double = 16384
+    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then three rows
+    /// of work: the loudest channel of each frame, and two for a row's stages.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
 
@@ -90,26 +100,25 @@ public struct TruePeakLimiter: @unchecked Sendable {
         sharedGain = channelCount == 1 || settings.link >= 1
         latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames, samplePeak: settings.samplePeak)
         precondition(latencyFrames == lookaheadFrames - 1 + d + k)
-        ceiling = pow(10, (settings.ceilingDB - settings.marginDB) / 20)
-        releaseCoefficient = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
+        ceiling = Float(pow(10, (settings.ceilingDB - settings.marginDB) / 20))
+        releaseCoefficient = settings.releaseSeconds > 0 ? Float(exp(-1 / (settings.releaseSeconds * sampleRate))) : 0
         detector = InterSamplePeakDetector(channelCount: channelCount)
-        minValues = .allocate(capacity: channelCount * holdFrames)
-        minValues.initialize(repeating: 1, count: channelCount * holdFrames)
-        minFrames = .allocate(capacity: channelCount * holdFrames)
-        minFrames.initialize(repeating: 0, count: channelCount * holdFrames)
-        ring = .allocate(capacity: channelCount * lookaheadFrames)
-        counters = .allocate(capacity: 4 * channelCount)
-        sums = .allocate(capacity: 2 * channelCount)
-        logGains = .allocate(capacity: channelCount)
-        logGains.initialize(repeating: .infinity, count: channelCount)
-        unityRun = .allocate(capacity: channelCount)
-        unityRun.initialize(repeating: 0, count: channelCount)
-        scratch = .allocate(capacity: (2 * channelCount + 1) * maximumBlockFrames)
-        scratch.initialize(repeating: 0, count: (2 * channelCount + 1) * maximumBlockFrames)
+        segment = .allocate(capacity: channelCount * holdFrames)
+        segment.initialize(repeating: 1, count: channelCount * holdFrames)
+        suffix = .allocate(capacity: channelCount * (holdFrames + 1))
+        suffix.initialize(repeating: 1, count: channelCount * (holdFrames + 1))
+        precondition(lookaheadFrames < 8192)  // the average's exact sums
+        history = .allocate(capacity: channelCount * (lookaheadFrames + maximumBlockFrames))
+        history.initialize(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
+        positions = .allocate(capacity: channelCount)
+        positions.initialize(repeating: 0, count: channelCount)
+        levels = .allocate(capacity: 3 * channelCount)
+        levels.initialize(repeating: 0, count: 3 * channelCount)
+        sums = .allocate(capacity: channelCount)
+        sums.initialize(repeating: Double(lookaheadFrames), count: channelCount)
+        scratch = .allocate(capacity: (2 * channelCount + 3) * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: (2 * channelCount + 3) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
-        ring.initialize(repeating: 1, count: channelCount * lookaheadFrames)
-        counters.initialize(repeating: 0, count: 4 * channelCount)
-        sums.initialize(repeating: 0, count: 2 * channelCount)
         reset()
     }
 
@@ -120,16 +129,21 @@ public struct TruePeakLimiter: @unchecked Sendable {
     }
 
     public func deallocate() {
-        detector.deallocate(); minValues.deallocate(); minFrames.deallocate(); ring.deallocate()
-        counters.deallocate(); sums.deallocate(); logGains.deallocate(); unityRun.deallocate(); scratch.deallocate(); delay.deallocate()
+        detector.deallocate(); segment.deallocate(); suffix.deallocate(); history.deallocate()
+        positions.deallocate(); levels.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
     public func reset() {
         detector.reset(); delay.reset()
-        ring.update(repeating: 1, count: channelCount * lookaheadFrames)
-        counters.update(repeating: 0, count: 4 * channelCount)
-        for c in 0..<channelCount { sums[2 * c] = Double(lookaheadFrames); sums[2 * c + 1] = 1; logGains[c] = .infinity; unityRun[c] = lookaheadFrames }
+        segment.update(repeating: 1, count: channelCount * holdFrames)
+        suffix.update(repeating: 1, count: channelCount * (holdFrames + 1))
+        history.update(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
+        for c in 0..<channelCount {
+            positions[c] = 0
+            levels[3 * c] = 1; levels[3 * c + 1] = 0; levels[3 * c + 2] = 0
+            sums[c] = Double(lookaheadFrames)
+        }
     }
 
     /// Continues `previous` (same lookahead and channels): its detector, gains and delayed audio.
@@ -137,18 +151,20 @@ public struct TruePeakLimiter: @unchecked Sendable {
     @_noLocks
     #endif
     public func continueFrom(_ previous: TruePeakLimiter) {
-        guard previous.lookaheadFrames == lookaheadFrames && previous.channelCount == channelCount else { return }
+        guard previous.lookaheadFrames == lookaheadFrames && previous.holdFrames == holdFrames && previous.channelCount == channelCount else { return }
         detector.copyState(from: previous.detector)
         delay.copyState(from: previous.delay)
-        // A shared gain lives in channel 0's state: every channel continues from it.
+        // A shared gain lives in row 0: every row continues from it.
+        let h = holdFrames, l = lookaheadFrames
         for c in 0..<channelCount {
             let from = previous.sharedGain ? 0 : c
-            for k in 0..<holdFrames { minValues[c * holdFrames + k] = previous.minValues[from * holdFrames + k]; minFrames[c * holdFrames + k] = previous.minFrames[from * holdFrames + k] }
-            for k in 0..<lookaheadFrames { ring[c * lookaheadFrames + k] = previous.ring[from * lookaheadFrames + k] }
-            for k in 0..<4 { counters[4 * c + k] = previous.counters[4 * from + k] }
-            for k in 0..<2 { sums[2 * c + k] = previous.sums[2 * from + k] }
-            logGains[c] = previous.logGains[from]
-            unityRun[c] = previous.unityRun[from]
+            for k in 0..<h { segment[c * h + k] = previous.segment[from * h + k] }
+            for k in 0..<(h + 1) { suffix[c * (h + 1) + k] = previous.suffix[from * (h + 1) + k] }
+            // (Only the last L of the history carry over; the rest is a block's room.)
+            for k in 0..<l { history[c * (l + maximumBlockFrames) + k] = previous.history[from * (l + previous.maximumBlockFrames) + k] }
+            positions[c] = previous.positions[from]
+            for k in 0..<3 { levels[3 * c + k] = previous.levels[3 * from + k] }
+            sums[c] = previous.sums[from]
         }
     }
 
@@ -159,9 +175,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public func clearNonFinite() {
         if delay.hasNonFiniteState { delay.reset() }
         var bad = false
-        for k in 0..<(2 * channelCount) where !sums[k].isFinite { bad = true }
-        for c in 0..<channelCount where logGains[c].isNaN { bad = true }
-        for k in 0..<(channelCount * lookaheadFrames) where !ring[k].isFinite { bad = true }
+        for k in 0..<(3 * channelCount) where !levels[k].isFinite { bad = true }
         if bad { reset() }
     }
 
@@ -170,123 +184,185 @@ public struct TruePeakLimiter: @unchecked Sendable {
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        let peaks = scratch, gains = scratch + channelCount * maximumBlockFrames, stride = maximumBlockFrames
-        // 1. Per-frame inter-sample peaks.
+        // 1. Per-frame (inter-sample) peaks.
         // (Stretches too quiet to reach the ceiling skip the reconstruction: only frames
         // over `ceiling` change the gain, and those are always reconstructed exactly.)
+        let peaks = scratch, stride = maximumBlockFrames
         if settings.samplePeak {
             for c in 0..<channelCount {
                 let x = channels[c], p = peaks + c * stride
                 for i in 0..<frameCount { p[i] = abs(x[i]) }
             }
         } else {
-            detector.process(channels, frameCount: frameCount, into: peaks, stride: stride, floor: Float(ceiling))
+            detector.process(channels, frameCount: frameCount, into: peaks, stride: stride, floor: ceiling)
         }
-        // 2. Required gain, running minimum, moving average, release — per channel.
-        let link = settings.link, ceiling = ceiling, release = releaseCoefficient
-        let hold = holdFrames, length = lookaheadFrames, inverseLength = 1 / Double(lookaheadFrames)
-        let rows = sharedGain ? 1 : channelCount
-        // At rest — nothing in this block over the ceiling, and every row settled at unity (the
-        // ring all ones, the running minimum a single 1, the gain where a ring of ones puts it) —
-        // every frame's gain is that of the frame before: only the counters move on.
-        if atRest(rows: rows, peaks: peaks, stride: stride, frameCount: frameCount) {
-            for c in 0..<rows {
-                let frame = counters[4 * c + 3] + frameCount - 1
-                counters[4 * c + 3] = frame + 1
-                minFrames[c * hold + counters[4 * c]] = frame
-                counters[4 * c + 2] = (counters[4 * c + 2] + frameCount) % length
-                unityRun[c] += frameCount
-                logGains[c] = .infinity
-                let g = gains + c * stride, value = Float(sums[2 * c + 1])
-                for i in 0..<frameCount { g[i] = value }
-            }
-            delay.process(channels, frameCount: frameCount)
-            for c in 0..<channelCount {
-                let p = channels[c], g = gains[(sharedGain ? 0 : c) * stride]
-                if g != 1 { for i in 0..<frameCount { p[i] *= g } }
-            }
-            return
-        }
-        // The loudest channel of each frame, then each row's frames in a row with its state in
-        // locals (rows are independent; kept in registers, not re-read through pointers).
-        let loudest = scratch + 2 * channelCount * stride
-        for i in 0..<frameCount {
-            var m: Float = 0
-            for c in 0..<channelCount { m = max(m, peaks[c * stride + i]) }
-            loudest[i] = m
-        }
-        for c in 0..<rows {
-            let values = minValues + c * hold, frames = minFrames + c * hold, r = ring + c * length
-            let own = peaks + c * stride, g = gains + c * stride
-            var head = counters[4 * c], count = counters[4 * c + 1], at = counters[4 * c + 2], frame = counters[4 * c + 3]
-            var sum = sums[2 * c], previous = sums[2 * c + 1], logGain = logGains[c], run = unityRun[c]
-            for i in 0..<frameCount {
-                let peak = sharedGain ? Double(loudest[i]) : link * Double(loudest[i]) + (1 - link) * Double(own[i])
-                let needed = peak > ceiling ? ceiling / peak : 1
-                // Running minimum over the last `hold` frames: a deque of increasing values;
-                // slot j is (head + j) mod hold, with head, j < hold: a subtraction, no division.
-                if count > 0 && frames[head] <= frame - hold { head = head + 1 == hold ? 0 : head + 1; count -= 1 }
-                while count > 0 {
-                    let last = head + count - 1
-                    if values[last >= hold ? last - hold : last] < needed { break }
-                    count -= 1
-                }
-                let tail = head + count >= hold ? head + count - hold : head + count
-                values[tail] = needed; frames[tail] = frame; count += 1
-                frame += 1
-                let held = values[head]
-                // Moving average over `length` frames (its sum reset to exactly L once the ring
-                // holds only ones again).
-                sum += held - r[at]; r[at] = held
-                at = at + 1 == length ? 0 : at + 1
-                if held < 1 { run = 0 } else {
-                    run += 1
-                    if run >= length { sum = Double(length) }
-                }
-                let average = min(1, sum * inverseLength)
-                // Release in dB: log2 g' = α·log2 g + (1−α)·log2 average when rising (its log
-                // carried from frame to frame); the average at once when falling.
-                var gain = average
-                if average > previous {
-                    if logGain == .infinity { logGain = Double(FastLogExp.log2(Float(previous))) }
-                    let logAverage = average >= 1 ? 0 : Double(FastLogExp.log2(Float(average)))
-                    let l = release * logGain + (1 - release) * logAverage
-                    let released = Double(FastLogExp.exp2(Float(l)))
-                    if released < average { gain = released; logGain = l } else { logGain = .infinity }
-                } else {
-                    logGain = .infinity
-                }
-                previous = gain
-                g[i] = Float(gain)
-            }
-            counters[4 * c] = head; counters[4 * c + 1] = count; counters[4 * c + 2] = at; counters[4 * c + 3] = frame
-            sums[2 * c] = sum; sums[2 * c + 1] = previous; logGains[c] = logGain; unityRun[c] = run
-        }
-        // 3. The delayed audio times the gain.
-        delay.process(channels, frameCount: frameCount)
-        for c in 0..<channelCount {
-            let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
-            for i in 0..<frameCount { p[i] *= g[i] }
-        }
+        limit(channels, frameCount: frameCount)
     }
 
-    /// True when no frame of the block is over the ceiling and every row is settled at unity
-    /// (see `process`).
+    /// Limits `frameCount` frames of `channels` in place, given each channel's per-frame peaks
+    /// at `peaks[c · stride + i]` — what the detector (or, on sample peak, |x|) would find for
+    /// these frames. For a caller that knows them already: `--normalize`'s trials run the same
+    /// audio at several gains, and the peaks of g·x are g times those of x. Real-time safe.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func atRest(rows: Int, peaks: UnsafeMutablePointer<Float>, stride: Int, frameCount: Int) -> Bool {
-        let steady = min(1, Double(lookaheadFrames) * (1 / Double(lookaheadFrames)))
-        for c in 0..<rows {
-            guard unityRun[c] >= lookaheadFrames, sums[2 * c] == Double(lookaheadFrames), sums[2 * c + 1] == steady,
-                  counters[4 * c + 1] == 1, minValues[c * holdFrames + counters[4 * c]] == 1 else { return false }
-        }
-        let limit = Float(ceiling)
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, peaks given: UnsafePointer<Float>, stride givenStride: Int) {
         for c in 0..<channelCount {
-            let p = peaks + c * stride
-            for i in 0..<frameCount where Double(p[i]) > ceiling || p[i] > limit { return false }
+            let from = given + c * givenStride, to = scratch + c * maximumBlockFrames
+            for i in 0..<frameCount { to[i] = from[i] }
         }
+        limit(channels, frameCount: frameCount)
+    }
+
+    /// Stages 2 and 3 on the peaks in the scratch's first rows.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func limit(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let stride = maximumBlockFrames, n = frameCount
+        let peaks = scratch, gains = scratch + channelCount * stride
+        let loudest = scratch + 2 * channelCount * stride, work = loudest + stride, steps = work + stride
+        // The loudest channel's peak of each frame.
+        for i in 0..<n { loudest[i] = peaks[i] }
+        for c in 1..<max(1, channelCount) { let p = peaks + c * stride; for i in 0..<n { loudest[i] = max(loudest[i], p[i]) } }
+        let rows = sharedGain ? 1 : channelCount
+        // At rest — nothing in this block over the ceiling, and every row settled at unity —
+        // every gain is 1: only the positions move on.
+        if atRest(rows: rows, loudest: loudest, frameCount: n) {
+            for c in 0..<rows {
+                skipAtRest(row: c, frameCount: n)
+                let g = gains + c * stride
+                for i in 0..<n { g[i] = 1 }
+            }
+            delay.process(channels, frameCount: n)
+            return
+        }
+        // 2. Per row: needed gain, running minimum, moving average, release.
+        let ceiling = ceiling, alpha = releaseCoefficient, link = Float(settings.link)
+        let h = holdFrames, length = lookaheadFrames
+        for c in 0..<rows {
+            let seg = segment + c * h, suf = suffix + c * (h + 1), g = gains + c * stride
+            // The gain each frame needs: r = min(1, ceiling / peak).
+            if sharedGain {
+                for i in 0..<n { let p = loudest[i]; work[i] = p > ceiling ? ceiling / p : 1 }
+            } else {
+                let own = peaks + c * stride
+                for i in 0..<n { let p = link * loudest[i] + (1 - link) * own[i]; work[i] = p > ceiling ? ceiling / p : 1 }
+            }
+            // Running minimum over the last H frames (van Herk / Gil-Werman): frames at
+            // positions p+1…H−1 of the previous segment (its suffix minimum) and 0…p of this one.
+            var position = positions[c], head = levels[3 * c]
+            for i in 0..<n {
+                let v = work[i]
+                head = position == 0 ? v : min(head, v)
+                seg[position] = v
+                let held = min(suf[position + 1], head)
+                position += 1
+                if position == h {
+                    var m: Float = 1, j = h - 1
+                    while j >= 0 { m = min(m, seg[j]); suf[j] = m; j -= 1 }
+                    position = 0
+                }
+                g[i] = held
+            }
+            // Moving average over L frames: each held gain rounded to the quantum after the L
+            // before it, then the running sum (exact) and the average.
+            let past = history + c * (length + stride), q = Self.quantum
+            for i in 0..<n { past[length + i] = (Double(g[i]) + q) - q }
+            var sum = sums[c]
+            let full = Double(length), inverse = 1 / full
+            for i in 0..<n {
+                sum += past[length + i] - past[i]
+                g[i] = sum == full ? 1 : Float(sum * inverse)
+            }
+            sums[c] = sum
+            for k in 0..<length { past[k] = past[n + k] }
+            positions[c] = position; levels[3 * c] = head
+            // Release, in log₂: a = log₂ average; d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])).
+            Self.logarithms(g, into: work, count: n)
+            var previous = levels[3 * c + 2], d = levels[3 * c + 1]
+            for i in 0..<n { let a = work[i]; d = min(0, alpha * d + alpha * (previous - a)); previous = a; steps[i] = d }
+            levels[3 * c + 1] = d; levels[3 * c + 2] = previous
+            // gain = average · 2^d, never above the average (the guarantee rests on the average).
+            Self.releasedGains(g, steps: steps, count: n)
+        }
+        // 3. The delayed audio times the gain.
+        delay.process(channels, frameCount: n)
+        for c in 0..<channelCount {
+            let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
+            for i in 0..<n { p[i] *= g[i] }
+        }
+    }
+
+    /// True when no frame of the block is over the ceiling and every row is settled at unity:
+    /// the running minimum's segments all ones, the ring all ones, the gain at the average.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func atRest(rows: Int, loudest: UnsafePointer<Float>, frameCount: Int) -> Bool {
+        for c in 0..<rows {
+            guard sums[c] == Double(lookaheadFrames), levels[3 * c] == 1, suffix[c * (holdFrames + 1)] == 1,
+                  levels[3 * c + 1] == 0, levels[3 * c + 2] == 0 else { return false }
+        }
+        let limit = ceiling
+        for i in 0..<frameCount where loudest[i] > limit { return false }
         return true
+    }
+
+    /// Moves row `c` on by `frameCount` frames of needed gain 1 (see `atRest`): the segment
+    /// takes ones, the positions advance.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func skipAtRest(row c: Int, frameCount: Int) {
+        let h = holdFrames, seg = segment + c * h
+        var position = positions[c], left = frameCount
+        while left > 0 {
+            let step = min(left, h - position)
+            for k in position..<(position + step) { seg[k] = 1 }
+            position += step; left -= step
+            if position == h { position = 0 }  // a segment of ones: its suffix minima stay 1
+        }
+        positions[c] = position  // (the history's last L are ones already: they sum to L)
+    }
+
+    /// `out[i] = log₂ x[i]` (x > 0; below the smallest normal float reads as it): FastLogExp's
+    /// series, written without branches so that the loop vectorises (the same arithmetic in
+    /// every lane, wherever a block ends).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    static func logarithms(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count {
+            let bits = max(x[i], .leastNormalMagnitude).bitPattern
+            let exponent = Float(Int32(bitPattern: bits >> 23) &- 127)
+            let m = Float(bitPattern: (bits & 0x7f_ffff) | 0x3f80_0000)
+            let t = (m - 1) / (m + 1), t2 = t * t
+            let series = t * (1 + t2 * (1 / 3 + t2 * (1 / 5 + t2 * (1 / 7 + t2 * (1 / 9)))))
+            out[i] = exponent + series * 2.8853900817779268
+        }
+    }
+
+    /// `gains[i] = min(gains[i], gains[i] · 2^steps[i])` for steps ≤ 0: 2^y = 2^k · e^(f·ln 2)
+    /// with k the whole number nearest y and |f| ≤ 1/2, e^x by its Taylor series to x⁷
+    /// (remainder < 0.35⁸/8! = 5e-9), so that 2^y goes to exactly 1 as y goes to 0 — a gain
+    /// settling at its average does not step at the end. Written without branches or trapping
+    /// conversions so that the loop vectorises.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    static func releasedGains(_ gains: UnsafeMutablePointer<Float>, steps: UnsafePointer<Float>, count: Int) {
+        let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
+        for i in 0..<count {
+            let y = max(steps[i], -126)
+            let whole = (y + big) - big
+            let f = (y - whole) * 0.6931471805599453
+            let p = 1 + f * (1 + f * (1 / 2 + f * (1 / 6 + f * (1 / 24 + f * (1 / 120 + f * (1 / 720 + f * (1 / 5040)))))))
+            let exponent = (whole + big).bitPattern &- 0x4B40_0000  // the whole number, two's complement
+            let scale = Float(bitPattern: (exponent &+ 127) << 23)
+            let g = gains[i]
+            gains[i] = min(g, g * (p * scale))
+        }
     }
 
     /// The smallest gain of the last `process` call (its `frameCount` frames, every channel), dB.

@@ -102,7 +102,14 @@ public struct LoudnessMeter {
         while done < frameCount {
             let position = scalars[Slot.position.rawValue], next = scalars[Slot.nextTick.rawValue]
             let n = min(frameCount - done, Int(next - position))
-            for c in 0..<channelCount { filterAndSquare(channels[c] + done, count: n, state: state + 5 * c) }
+            // Channels two at a time: their recursions are independent, so each one's latency
+            // hides the other's.
+            var c = 0
+            while c + 1 < channelCount {
+                filterAndSquare(channels[c] + done, channels[c + 1] + done, count: n, states: state + 5 * c, state + 5 * (c + 1))
+                c += 2
+            }
+            if c < channelCount { filterAndSquare(channels[c] + done, count: n, state: state + 5 * c) }
             scalars[Slot.position.rawValue] = position + Double(n)
             done += n
             if position + Double(n) >= next { finishTick() }
@@ -119,18 +126,49 @@ public struct LoudnessMeter {
         var s1 = s[0], s2 = s[1], t1 = s[2], t2 = s[3]
         var sum = s[4]
         for i in 0..<count {
+            // (b1·v + s2) is ready before y: only a multiply and a subtraction follow y.
             let v = Double(x[i])
             let y = pb0 * v + s1
-            s1 = pb1 * v - pa1 * y + s2
+            s1 = (pb1 * v + s2) - pa1 * y
             s2 = pb2 * v - pa2 * y
             let z = rb0 * y + t1
-            t1 = rb1 * y - ra1 * z + t2
+            t1 = (rb1 * y + t2) - ra1 * z
             t2 = rb2 * y - ra2 * z
             sum += z * z
         }
-        // Denormal guard: the render threads run with FTZ/DAZ, but offline callers may not.
-        if abs(s1) < 1e-30 { s1 = 0 }; if abs(s2) < 1e-30 { s2 = 0 }; if abs(t1) < 1e-30 { t1 = 0 }; if abs(t2) < 1e-30 { t2 = 0 }
-        s[0] = s1; s[1] = s2; s[2] = t1; s[3] = t2; s[4] = sum
+        Self.flushDenormals(s, s1, s2, t1, t2, sum)
+    }
+
+    /// ``filterAndSquare(_:count:state:)`` on two channels in one loop, each with the same
+    /// arithmetic as alone.
+    @inline(__always)
+    func filterAndSquare(_ x: UnsafeMutablePointer<Float>, _ w: UnsafeMutablePointer<Float>, count: Int,
+                         states s: UnsafeMutablePointer<Double>, _ r: UnsafeMutablePointer<Double>) {
+        let c = coefficients
+        let pb0 = c[0], pb1 = c[1], pb2 = c[2], pa1 = c[3], pa2 = c[4]
+        let rb0 = c[5], rb1 = c[6], rb2 = c[7], ra1 = c[8], ra2 = c[9]
+        // Lane 0 the first channel, lane 1 the second.
+        var s1 = SIMD2(s[0], r[0]), s2 = SIMD2(s[1], r[1]), t1 = SIMD2(s[2], r[2]), t2 = SIMD2(s[3], r[3]), sum = SIMD2(s[4], r[4])
+        for i in 0..<count {
+            let v = SIMD2(Double(x[i]), Double(w[i]))
+            let y = pb0 * v + s1
+            s1 = (pb1 * v + s2) - pa1 * y
+            s2 = pb2 * v - pa2 * y
+            let z = rb0 * y + t1
+            t1 = (rb1 * y + t2) - ra1 * z
+            t2 = rb2 * y - ra2 * z
+            sum += z * z
+        }
+        Self.flushDenormals(s, s1[0], s2[0], t1[0], t2[0], sum[0])
+        Self.flushDenormals(r, s1[1], s2[1], t1[1], t2[1], sum[1])
+    }
+
+    /// Stores a channel's filter state and tick sum, its denormal values as zero (the render
+    /// threads run with FTZ/DAZ, but offline callers may not).
+    @inline(__always)
+    static func flushDenormals(_ s: UnsafeMutablePointer<Double>, _ s1: Double, _ s2: Double, _ t1: Double, _ t2: Double, _ sum: Double) {
+        s[0] = abs(s1) < 1e-30 ? 0 : s1; s[1] = abs(s2) < 1e-30 ? 0 : s2
+        s[2] = abs(t1) < 1e-30 ? 0 : t1; s[3] = abs(t2) < 1e-30 ? 0 : t2; s[4] = sum
     }
 
     func finishTick() {

@@ -1,0 +1,103 @@
+import Foundation
+import TimbreDSP
+import TimbreEngine
+import TimbreFile
+
+/// `--normalize`'s trial passes: the normalising gain and the limiter after it, run over the
+/// first pass's output kept in memory (a ``RenderCapture`` of the preset up to where the gain
+/// goes) and measured by a loudness meter alone. No decoding, no preset, no true-peak or level
+/// meters — and the limiter's detector runs once: the peaks of g·x are g times those of x, so
+/// each trial hands the limiter the capture's peaks times its gain. The pass that writes the
+/// file then renders everything from the input again and measures what it wrote.
+final class NormalizationTrials {
+    let capture: RenderCapture
+    let sampleRate: Double
+    let settings: TruePeakLimiter.Settings
+    let block: Int
+    /// Per channel, each frame's peak (detector, or |x| on sample peak) of the capture followed
+    /// by the limiter's latency in silence: `peaks[c]` holds `frames + latency` values.
+    private var peaks: [[Float]] = []
+    private let latency: Int
+
+    /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
+    /// one). Nil when it is not a limiter.
+    init?(capture: RenderCapture, sampleRate: Double, blockFrames: Int, limiter: NodeSpec) {
+        guard let s = limiter.kind.settings(as: LimiterSettings.self) else { return nil }
+        self.capture = capture; self.sampleRate = sampleRate; settings = s.kernelSettings
+        block = max(blockFrames, 4096)
+        let lookahead = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
+        latency = TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: settings.samplePeak)
+    }
+
+    /// The capture's peaks as the limiter's detector finds them (once, on the first trial).
+    private func findPeaks() {
+        let channelCount = capture.channels.count, total = capture.frameCount + latency
+        peaks = Array(repeating: [Float](repeating: 0, count: total), count: channelCount)
+        if settings.samplePeak {
+            for c in 0..<channelCount { for i in 0..<capture.frameCount { peaks[c][i] = abs(capture.channels[c][i]) } }
+            return
+        }
+        let detector = InterSamplePeakDetector(channelCount: channelCount)
+        defer { detector.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), out = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+        let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+        defer { input.deallocate(); out.deallocate(); rows.deallocate() }
+        for c in 0..<channelCount { rows[c] = input + c * block }
+        var position = 0
+        while position < total {
+            let n = min(block, total - position)
+            fill(rows, from: position, count: n, gain: 1)
+            detector.process(rows, frameCount: n, into: out, stride: block)
+            for c in 0..<channelCount { peaks[c].withUnsafeMutableBufferPointer { ($0.baseAddress! + position).update(from: out + c * block, count: n) } }
+            position += n
+        }
+    }
+
+    /// `rows[c][0..<count]` = gain × the capture from frame `position` (silence past its end).
+    private func fill(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, from position: Int, count: Int, gain: Float) {
+        let frames = capture.frameCount, real = max(0, min(count, frames - position))
+        for c in 0..<capture.channels.count {
+            let row = rows[c]
+            capture.channels[c].withUnsafeBufferPointer { p in for i in 0..<real { row[i] = gain * p[position + i] } }
+            if real < count { (row + real).update(repeating: 0, count: count - real) }
+        }
+    }
+
+    /// The capture's integrated loudness after a gain of `gainDB` and the limiter, and the
+    /// limiter's deepest gain reduction (dB, positive).
+    func run(gainDB: Double) -> (integratedLUFS: Double, maximumReductionDB: Double) {
+        if peaks.isEmpty { findPeaks() }
+        let channelCount = capture.channels.count, total = capture.frameCount + latency
+        let gain = Float(pow(10, gainDB / 20))
+        let limiter = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: channelCount, maximumBlockFrames: block)
+        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
+        let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), scaled = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+        let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+        let view = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+        defer { limiter.deallocate(); meter.deallocate(); audio.deallocate(); scaled.deallocate(); rows.deallocate(); view.deallocate() }
+        for c in 0..<channelCount { rows[c] = audio + c * block }
+        let previousMXCSR = DenormalGuard.enable()
+        defer { DenormalGuard.restore(previousMXCSR) }
+        // The limiter's latency is taken out as the file render does: its first output frames
+        // dropped, as many silent frames fed after the capture.
+        var position = 0, skip = latency, lowest = 0.0
+        while position < total {
+            let n = min(block, total - position)
+            fill(rows, from: position, count: n, gain: gain)
+            for c in 0..<channelCount {
+                let to = scaled + c * block
+                peaks[c].withUnsafeBufferPointer { p in for i in 0..<n { to[i] = gain * p[position + i] } }
+            }
+            limiter.process(rows, frameCount: n, peaks: scaled, stride: block)
+            lowest = min(lowest, limiter.lowestGainDB(frameCount: n))
+            position += n
+            let dropped = min(skip, n)
+            skip -= dropped
+            if n > dropped {
+                for c in 0..<channelCount { view[c] = rows[c] + dropped }
+                meter.process(view, frameCount: n - dropped)
+            }
+        }
+        return (meter.integratedLUFS, -lowest)
+    }
+}
