@@ -385,6 +385,7 @@ public enum OfflineRenderer {
         // Analysis, encoding and writing run on a second thread, overlapping the processing of
         // the next blocks (a measurement alone analyses here).
         let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.ioFrames, analyse: analyse) }
+        capture?.expectedFrames = Int(max(0, source.expectedFrames))
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
         // are dropped and as many silent frames fed after the input, so the output lines up
         // with the input and has its length.

@@ -20,10 +20,18 @@ public final class RenderCapture {
     /// 512 MiB by default: 23 minutes of 48 kHz stereo.
     public init(byteBudget: Int = 512 << 20) { self.byteBudget = byteBudget }
 
+    /// Frames the render expects (the input's length), reserved at the first block so that the
+    /// channels are not copied as they grow; 0 when not known.
+    var expectedFrames = 0
+
     /// Appends `frameCount` frames of `channelCount` planar channels.
     func append(_ view: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
         guard !overflowed else { return }
-        if channels.isEmpty { channels = Array(repeating: [], count: channelCount) }
+        if channels.isEmpty {
+            channels = Array(repeating: [], count: channelCount)
+            let reserve = min(expectedFrames, byteBudget / max(1, channelCount * MemoryLayout<Float>.size))
+            if reserve > 0 { for c in 0..<channelCount { channels[c].reserveCapacity(reserve) } }
+        }
         guard (self.frameCount + frameCount) * channelCount * MemoryLayout<Float>.size <= byteBudget else {
             overflowed = true
             channels = []

@@ -8,8 +8,9 @@ import TimbreFile
 /// goes) and measured by a loudness meter alone. No decoding, no preset, no true-peak or level
 /// meters — and the limiter's detector runs once: the peaks of g·x are g times those of x, so
 /// each trial hands the limiter the capture's peaks times its gain. The pass that writes the
-/// file then renders everything from the input again and measures what it wrote.
-final class NormalizationTrials {
+/// file then renders everything from the input again and measures what it wrote. Trials and
+/// the peak search run two at a time, one on each core (they share only read-only memory).
+final class NormalizationTrials: @unchecked Sendable {
     let capture: RenderCapture
     let sampleRate: Double
     let settings: TruePeakLimiter.Settings
@@ -29,28 +30,49 @@ final class NormalizationTrials {
         latency = TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: settings.samplePeak)
     }
 
-    /// The capture's peaks as the limiter's detector finds them (once, on the first trial).
+    /// The capture's peaks as the limiter's detector finds them (once, on the first trial), in
+    /// two halves on two threads: the second half's detector first reads the 256 frames before
+    /// it (its state is the last 63 samples and two magnitudes found from them), so its peaks
+    /// are the ones a single pass finds.
     private func findPeaks() {
         let channelCount = capture.channels.count, total = capture.frameCount + latency
-        peaks = Array(repeating: [Float](repeating: 0, count: total), count: channelCount)
+        var found = Array(repeating: [Float](repeating: 0, count: total), count: channelCount)
         if settings.samplePeak {
-            for c in 0..<channelCount { for i in 0..<capture.frameCount { peaks[c][i] = abs(capture.channels[c][i]) } }
+            for c in 0..<channelCount { for i in 0..<capture.frameCount { found[c][i] = abs(capture.channels[c][i]) } }
+            peaks = found
             return
         }
-        let detector = InterSamplePeakDetector(channelCount: channelCount)
-        defer { detector.deallocate() }
-        let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), out = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
-        let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        defer { input.deallocate(); out.deallocate(); rows.deallocate() }
-        for c in 0..<channelCount { rows[c] = input + c * block }
-        var position = 0
-        while position < total {
-            let n = min(block, total - position)
-            fill(rows, from: position, count: n, gain: 1)
-            detector.process(rows, frameCount: n, into: out, stride: block)
-            for c in 0..<channelCount { peaks[c].withUnsafeMutableBufferPointer { ($0.baseAddress! + position).update(from: out + c * block, count: n) } }
-            position += n
+        let half = total / 2, warmUp = 256
+        nonisolated(unsafe) let rows = found.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: total) }  // each part writes its own frames
+        defer { rows.forEach { $0.deallocate() } }
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            let start = part == 0 ? 0 : max(0, half - warmUp), from = part == 0 ? 0 : half, end = part == 0 ? half : total
+            let detector = InterSamplePeakDetector(channelCount: channelCount)
+            let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), out = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+            let inRows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+            defer { detector.deallocate(); input.deallocate(); out.deallocate(); inRows.deallocate() }
+            for c in 0..<channelCount { inRows[c] = input + c * block }
+            var position = start
+            while position < end {
+                let n = min(block, end - position)
+                fill(inRows, from: position, count: n, gain: 1)
+                detector.process(inRows, frameCount: n, into: out, stride: block)
+                // Only the part's own frames are kept (not the warm-up's).
+                for c in 0..<channelCount { for i in max(0, from - position)..<n { rows[c][position + i] = out[c * block + i] } }
+                position += n
+            }
         }
+        for c in 0..<channelCount { found[c].withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: rows[c], count: total) } }
+        peaks = found
+    }
+
+    /// ``run(gainDB:)`` for each gain, two at a time on two threads.
+    func run(gainsDB: [Double]) -> [(integratedLUFS: Double, maximumReductionDB: Double)] {
+        if peaks.isEmpty { findPeaks() }
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<(integratedLUFS: Double, maximumReductionDB: Double)>.allocate(capacity: gainsDB.count)  // each trial its own slot
+        defer { results.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in results[k] = run(gainDB: gainsDB[k]) }
+        return Array(results)
     }
 
     /// `rows[c][0..<count]` = gain × the capture from frame `position` (silence past its end).
@@ -65,8 +87,8 @@ final class NormalizationTrials {
 
     /// The capture's integrated loudness after a gain of `gainDB` and the limiter, and the
     /// limiter's deepest gain reduction (dB, positive).
-    func run(gainDB: Double) -> (integratedLUFS: Double, maximumReductionDB: Double) {
-        if peaks.isEmpty { findPeaks() }
+    /// (The peaks must have been found: ``run(gainsDB:)`` finds them.)
+    private func run(gainDB: Double) -> (integratedLUFS: Double, maximumReductionDB: Double) {
         let channelCount = capture.channels.count, total = capture.frameCount + latency
         let gain = Float(pow(10, gainDB / 20))
         let limiter = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: channelCount, maximumBlockFrames: block)

@@ -161,28 +161,37 @@ enum RenderRun {
                 // memory; past the capture's budget they render from the input.
                 let limiter = limiterAt.map { finalChain(of: request.preset)[$0.index] } ?? insertedLimiter(ceiling: plan.ceiling)
                 let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter) }
-                var last: (gain: Double, reached: Double)?
-                for _ in 0..<6 {
-                    let reached: Double
-                    if let trials {
-                        let trial = trials.run(gainDB: gain)
-                        reached = trial.integratedLUFS
-                        plan.maximumLimitingDB = trial.maximumReductionDB
-                    } else {
-                        let trial = try measure(withGain(gain, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
-                        plan.maximumLimitingDB = plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }
-                        reached = trial.loudness?.integratedLUFS ?? -.infinity
+                // Each trial: (gain, loudness reached, deepest limiting).
+                func evaluate(_ gains: [Double]) throws(CLIError) -> [(gain: Double, reached: Double, limiting: Double?)] {
+                    passes += gains.count
+                    if let trials { return zip(gains, trials.run(gainsDB: gains)).map { ($0, $1.integratedLUFS, $1.maximumReductionDB) } }
+                    var results: [(gain: Double, reached: Double, limiting: Double?)] = []
+                    for g in gains {
+                        let trial = try measure(withGain(g, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
+                        results.append((g, trial.loudness?.integratedLUFS ?? -.infinity, plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }))
                     }
-                    passes += 1
-                    guard reached.isFinite else { break }
-                    predicted = reached
-                    let shortfall = n.targetLUFS - reached
+                    return results
+                }
+                // In memory, two gains a round, one on each core: the linear gain and 1.5 dB
+                // more, then the secant's estimate and a quarter of its step beyond (the
+                // loudness rises ever more slowly with the gain as the limiter works harder).
+                var tried: [(gain: Double, reached: Double, limiting: Double?)] = []
+                var next = trials == nil ? [gain] : [gain, gain + 1.5]
+                for _ in 0..<(trials == nil ? 6 : 3) {
+                    tried += try evaluate(next).filter { $0.reached.isFinite }
+                    guard let best = tried.min(by: { abs($0.reached - n.targetLUFS) < abs($1.reached - n.targetLUFS) }) else { break }
+                    gain = best.gain; predicted = best.reached; plan.maximumLimitingDB = best.limiting
+                    let shortfall = n.targetLUFS - best.reached
                     if abs(shortfall) <= 0.05 { break }
+                    // Slope: between the two trials nearest the target.
+                    let near = tried.sorted { abs($0.reached - n.targetLUFS) < abs($1.reached - n.targetLUFS) }
                     var slope = 1.0
-                    if let last, abs(gain - last.gain) > 1e-6 { slope = min(1, max(0.05, (reached - last.reached) / (gain - last.gain))) }
-                    last = (gain, reached)
-                    gain += shortfall / slope
-                    try checkRange(gain)
+                    if near.count >= 2, abs(near[0].gain - near[1].gain) > 1e-6 {
+                        slope = min(1, max(0.05, (near[0].reached - near[1].reached) / (near[0].gain - near[1].gain)))
+                    }
+                    let step = shortfall / slope
+                    try checkRange(best.gain + step)
+                    next = trials == nil ? [best.gain + step] : [best.gain + step, best.gain + 1.25 * step]
                 }
                 plan.gainDB = gain
             }

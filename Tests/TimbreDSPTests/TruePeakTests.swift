@@ -133,6 +133,66 @@ import TimbreTestSignals
         #expect(skipped > 100_000, "the quiet stretches go without the filter")
     }
 
+    /// A limiter handed its peaks (what `--normalize`'s trials do: the capture's peaks found
+    /// once, times each trial's gain) limits as it does with its own detector: on sample peak
+    /// bit for bit (|g·x| = g·|x|), on true peak within 2e-6 of full scale (the filter's
+    /// roundings of g·x and of x differ), both under the ceiling. Stereo noise bursts and an
+    /// fs/4 sine at 45°, 8 dB into a −1 dBTP limiter, in blocks of random sizes.
+    @Test(arguments: [false, true])
+    func limiterWithGivenPeaksLimitsAsItself(samplePeak: Bool) {
+        var rng = SeededRandom(seed: 21)
+        var x: [Float] = []
+        for burst in 0..<4 {
+            x += (0..<9_000).map { _ in Float.random(in: -0.05...0.05, using: &rng) }
+            x += (0..<6_000).map { _ in Float.random(in: -0.6...0.6, using: &rng) }
+            x += Signals.sine(6_000, hz: 12000, amplitude: 0.5 + 0.05 * Double(burst), rate: 48000, phase: Double.pi / 4)
+        }
+        let left = x, right = x.map { $0 * 0.8 }, gain = Float(pow(10, 8.0 / 20)), block = 1500
+        // The peaks of the unscaled signal, as the limiter's detector (or |x|) finds them.
+        var peaks = [[Float]](repeating: [Float](repeating: 0, count: x.count), count: 2)
+        if samplePeak {
+            peaks = [left.map { abs($0) }, right.map { abs($0) }]
+        } else {
+            let detector = InterSamplePeakDetector(channelCount: 2)
+            defer { detector.deallocate() }
+            var l = left, r = right
+            var found = [Float](repeating: 0, count: 2 * x.count)
+            l.withUnsafeMutableBufferPointer { lp in r.withUnsafeMutableBufferPointer { rp in found.withUnsafeMutableBufferPointer { f in
+                var rows = [lp.baseAddress!, rp.baseAddress!]
+                detector.process(&rows, frameCount: x.count, into: f.baseAddress!, stride: x.count)
+            } } }
+            peaks = [Array(found[..<x.count]), Array(found[x.count...])]
+        }
+        let settings = TruePeakLimiter.Settings(ceilingDB: -1, samplePeak: samplePeak)
+        let own = TruePeakLimiter(settings: settings, sampleRate: 48000, channelCount: 2, maximumBlockFrames: block)
+        let given = TruePeakLimiter(settings: settings, sampleRate: 48000, channelCount: 2, maximumBlockFrames: block)
+        defer { own.deallocate(); given.deallocate() }
+        var aL = left.map { $0 * gain }, aR = right.map { $0 * gain }, bL = aL, bR = aR
+        var at = 0
+        while at < x.count {
+            let n = min(Int.random(in: 1...block, using: &rng), x.count - at)
+            aL.withUnsafeMutableBufferPointer { a0 in aR.withUnsafeMutableBufferPointer { a1 in
+                var rows = [a0.baseAddress! + at, a1.baseAddress! + at]
+                own.process(&rows, frameCount: n)
+            } }
+            var scaled = [Float](repeating: 0, count: 2 * n)
+            for c in 0..<2 { for i in 0..<n { scaled[c * n + i] = gain * peaks[c][at + i] } }
+            bL.withUnsafeMutableBufferPointer { b0 in bR.withUnsafeMutableBufferPointer { b1 in
+                var rows = [b0.baseAddress! + at, b1.baseAddress! + at]
+                scaled.withUnsafeBufferPointer { given.process(&rows, frameCount: n, peaks: $0.baseAddress!, stride: n) }
+            } }
+            at += n
+        }
+        let a = [aL, aR], b = [bL, bR]
+        let difference = (0..<2).map { c in zip(a[c], b[c]).map { abs($0 - $1) }.max()! }.max()!
+        let ceiling = Float(pow(10, -1.0 / 20))
+        let highest = (a + b).map { $0.map { abs($0) }.max()! }.max()!
+        print("limiter (\(samplePeak ? "sample" : "true") peak) with its peaks given: largest difference from its own detector \(difference), highest sample \(20 * log10(highest)) dBFS")
+        #expect(samplePeak ? difference == 0 : difference < 2e-6)
+        #expect(highest <= ceiling)
+        #expect(a[0].map { abs($0) }.max()! < gain * 0.6 * 0.9, "the limiter must have worked")
+    }
+
     /// The meter skips stretches that cannot raise the peak it has found, but not one whose
     /// crest rises over it between samples: a 0.5 sine first, then quiet noise with one fs/4
     /// crest of 0.6 at 45° (samples 0.42), fed in blocks of random sizes, reads the crest (an

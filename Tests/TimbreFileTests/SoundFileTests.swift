@@ -161,6 +161,25 @@ import TimbreFile
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == ["in.flac", "in32.wav", "out.wav", "keep.wav"])
     }
 
+    /// A measuring render with a capture keeps exactly what it rendered (what `--normalize`'s
+    /// trials run over): the same samples a written float render holds, every frame; past its
+    /// budget it keeps nothing and says so.
+    @Test func renderCaptureKeepsTheOutput() throws {
+        let dir = Self.tempDir()
+        try Self.write(dir + "/in.wav", [Self.sine(48000, rate: 48000)], format: .wav, encoding: .float, rate: 48000)
+        let preset = try PresetDecoder.decode(Data(#"{"version":1,"name":"p","chain":[{"type":"peak","frequency":440,"gain":6,"q":1},{"type":"pan"}]}"#.utf8))
+        let request = RenderRequest(inputPath: dir + "/in.wav", outputPath: dir + "/out.wav", preset: preset, blockFrames: 333, encoding: .float)
+        let capture = RenderCapture()
+        let measured = try OfflineRenderer.render(request, measureOnly: true, capture: capture)
+        _ = try OfflineRenderer.render(request)
+        let (written, _) = try Self.read(dir + "/out.wav")
+        #expect(!capture.overflowed && capture.frameCount == 48000 && measured.frames == 48000 && capture.channels.count == 2)
+        #expect(capture.channels == written, "the capture holds the rendered samples bit for bit")
+        let small = RenderCapture(byteBudget: 100_000)
+        _ = try OfflineRenderer.render(request, measureOnly: true, capture: small)
+        #expect(small.overflowed && small.channels.isEmpty && small.frameCount == 0)
+    }
+
     @Test func formatFromExtension() throws {
         #expect(SoundFileFormat(extension: "WAV") == .wav && SoundFileFormat(extension: "aif") == .aiff && SoundFileFormat(extension: "xyz") == nil)
         let p = Preset(name: "x", form: .chain([]))
