@@ -16,8 +16,8 @@ final class NormalizationTrials: @unchecked Sendable {
     let settings: TruePeakLimiter.Settings
     let block: Int
     /// Per channel, each frame's peak (detector, or |x| on sample peak) of the capture followed
-    /// by the limiter's latency in silence: `peaks[c]` holds `frames + latency` values.
-    private var peaks: [[Float]] = []
+    /// by the limiter's latency in silence: `frames + latency` values a channel.
+    private var peaks: LargeSampleBuffer?
     private let latency: Int
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
@@ -34,17 +34,19 @@ final class NormalizationTrials: @unchecked Sendable {
     /// two halves on two threads: the second half's detector first reads the 256 frames before
     /// it (its state is the last 63 samples and two magnitudes found from them), so its peaks
     /// are the ones a single pass finds.
-    private func findPeaks() {
-        let channelCount = capture.channels.count, total = capture.frameCount + latency
-        var found = Array(repeating: [Float](repeating: 0, count: total), count: channelCount)
+    private func findPeaks() -> Bool {
+        let channelCount = capture.channelCount, frames = capture.frameCount, total = frames + latency
+        guard let found = LargeSampleBuffer(channelCount: channelCount, framesPerChannel: total) else { return false }
+        defer { peaks = found }
         if settings.samplePeak {
-            for c in 0..<channelCount { for i in 0..<capture.frameCount { found[c][i] = abs(capture.channels[c][i]) } }
-            peaks = found
-            return
+            for c in 0..<channelCount {
+                let x = capture.channel(c), p = found.channel(c)
+                for i in 0..<frames { p[i] = abs(x[i]) }
+                (p + frames).update(repeating: 0, count: latency)
+            }
+            return true
         }
         let half = total / 2, warmUp = 256
-        nonisolated(unsafe) let rows = found.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: total) }  // each part writes its own frames
-        defer { rows.forEach { $0.deallocate() } }
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             let start = part == 0 ? 0 : max(0, half - warmUp), from = part == 0 ? 0 : half, end = part == 0 ? half : total
             let detector = InterSamplePeakDetector(channelCount: channelCount)
@@ -58,38 +60,38 @@ final class NormalizationTrials: @unchecked Sendable {
                 fill(inRows, from: position, count: n, gain: 1)
                 detector.process(inRows, frameCount: n, into: out, stride: block)
                 // Only the part's own frames are kept (not the warm-up's).
-                for c in 0..<channelCount { for i in max(0, from - position)..<n { rows[c][position + i] = out[c * block + i] } }
+                let skip = max(0, from - position)
+                for c in 0..<channelCount { (found.channel(c) + position + skip).update(from: out + c * block + skip, count: n - skip) }
                 position += n
             }
         }
-        for c in 0..<channelCount { found[c].withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: rows[c], count: total) } }
-        peaks = found
+        return true
+    }
+
+    /// `rows[c][0..<count]` = gain × the capture from frame `position` (silence past its end).
+    private func fill(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, from position: Int, count: Int, gain: Float) {
+        let frames = capture.frameCount, real = max(0, min(count, frames - position))
+        for c in 0..<capture.channelCount {
+            let row = rows[c], x = capture.channel(c) + position
+            for i in 0..<real { row[i] = gain * x[i] }
+            if real < count { (row + real).update(repeating: 0, count: count - real) }
+        }
     }
 
     /// ``run(gainDB:)`` for each gain, two at a time on two threads.
     func run(gainsDB: [Double]) -> [(integratedLUFS: Double, maximumReductionDB: Double)] {
-        if peaks.isEmpty { findPeaks() }
+        if peaks == nil && !findPeaks() { return gainsDB.map { _ in (-Double.infinity, 0) } }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<(integratedLUFS: Double, maximumReductionDB: Double)>.allocate(capacity: gainsDB.count)  // each trial its own slot
         defer { results.deallocate() }
         DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in results[k] = run(gainDB: gainsDB[k]) }
         return Array(results)
     }
 
-    /// `rows[c][0..<count]` = gain × the capture from frame `position` (silence past its end).
-    private func fill(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, from position: Int, count: Int, gain: Float) {
-        let frames = capture.frameCount, real = max(0, min(count, frames - position))
-        for c in 0..<capture.channels.count {
-            let row = rows[c]
-            capture.channels[c].withUnsafeBufferPointer { p in for i in 0..<real { row[i] = gain * p[position + i] } }
-            if real < count { (row + real).update(repeating: 0, count: count - real) }
-        }
-    }
-
     /// The capture's integrated loudness after a gain of `gainDB` and the limiter, and the
     /// limiter's deepest gain reduction (dB, positive).
     /// (The peaks must have been found: ``run(gainsDB:)`` finds them.)
     private func run(gainDB: Double) -> (integratedLUFS: Double, maximumReductionDB: Double) {
-        let channelCount = capture.channels.count, total = capture.frameCount + latency
+        let channelCount = capture.channelCount, total = capture.frameCount + latency, peaks = peaks!
         let gain = Float(pow(10, gainDB / 20))
         let limiter = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: channelCount, maximumBlockFrames: block)
         let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
@@ -108,7 +110,8 @@ final class NormalizationTrials: @unchecked Sendable {
             fill(rows, from: position, count: n, gain: gain)
             for c in 0..<channelCount {
                 let to = scaled + c * block
-                peaks[c].withUnsafeBufferPointer { p in for i in 0..<n { to[i] = gain * p[position + i] } }
+                let p = peaks.channel(c) + position
+                for i in 0..<n { to[i] = gain * p[i] }
             }
             limiter.process(rows, frameCount: n, peaks: scaled, stride: block)
             lowest = min(lowest, limiter.lowestGainDB(frameCount: n))
