@@ -4,7 +4,8 @@
 Issue #21: on target where loudnorm misses, no true-peak overshoot where loudnorm has some, and
 at least 10× its speed. Materials: espeak-ng speech (peaky synthetic voice), music-like pink
 noise with a slow tremolo, and clicks over quiet noise — each needs more gain than the
-ceiling allows, so both tools must limit. Targets −16 LUFS / −1 dBTP (podcast) and
+ceiling allows, so both tools must limit; and the speech 30 times over (5.5 minutes, the
+length of a short podcast), where the process's start-up no longer counts. Targets −16 LUFS / −1 dBTP (podcast) and
 −23 LUFS / −1 dBTP (EBU R 128).
 
 Timbre: `timbre render IN -o OUT --normalize T --true-peak-ceiling -1` (no preset). ffmpeg:
@@ -64,6 +65,11 @@ run(["espeak-ng", "-w", os.path.join(work, "s22.wav"),
      "This is a test of loudness normalisation. We want the target, without a single sample over the ceiling. "
      "Peter Piper picked a peck of pickled peppers; how many pickled peppers did Peter Piper pick?"])
 run(["sox", os.path.join(work, "s22.wav"), "-r", "48000", "-b", "24", speech])
+# A podcast-length file: the speech 30 times over with a second of room tone between (5.5 min).
+long_speech = os.path.join(work, "long-speech.wav")
+room = os.path.join(work, "room.wav")
+run(["sox", "-R", "-n", "-r", "48000", "-c", "1", "-b", "24", room, "synth", "1", "pinknoise", "gain", "-60"])
+run(["sox"] + [f for _ in range(30) for f in (speech, room)] + [long_speech])
 music = os.path.join(work, "music.wav")
 run(["sox", "-R", "-n", "-r", "48000", "-c", "2", "-b", "24", music, "synth", "30", "pinknoise", "lowpass", "8000",
      "tremolo", "0.3", "60", "gain", "-12"])
@@ -78,7 +84,7 @@ run(["sox", "-t", "f32", "-r", "48000", "-c", "2", raw, "-b", "24", clicks])
 
 rows = []
 for target in (-16, -23):
-    for name, path in (("speech (espeak-ng)", speech), ("music-like", music), ("clicks", clicks)):
+    for name, path in (("speech (espeak-ng)", speech), ("music-like", music), ("clicks", clicks), ("speech, 5.5 min", long_speech)):
         ours = os.path.join(work, "timbre.wav")
         t_ours = timed([[TIMBRE, "render", path, "-o", ours, "--normalize", str(target), "--true-peak-ceiling", "-1", "-q"]])
         first = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", path, "-af",

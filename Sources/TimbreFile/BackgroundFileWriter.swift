@@ -13,8 +13,9 @@ import Foundation
 /// ``commit()``, and ``abort()`` deletes the temporary file as the writer's own does.
 /// Not for the real-time path (it blocks on semaphores): offline rendering only.
 package final class BackgroundFileWriter: @unchecked Sendable {
-    /// The writer the thread feeds (its `clippedSamples` are final after ``commit()``).
-    package let writer: SoundFileWriter
+    /// The writer the thread feeds (its `clippedSamples` are final after ``commit()``); nil
+    /// for a measuring render, whose thread only analyses.
+    package let writer: SoundFileWriter?
     /// Called on the thread with each gathered run of frames, in order, before it is written.
     package typealias Analysis = (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frameCount: Int) -> Void
     private let analyse: Analysis?
@@ -39,10 +40,15 @@ package final class BackgroundFileWriter: @unchecked Sendable {
     /// Starts the thread. `blockFrames` is the largest block `write` will be given; `depth`
     /// slots are kept (memory: depth × channels × max(blockFrames, 16,384) floats). What
     /// `analyse` accumulates is complete once ``commit()`` or ``abort()`` returns.
-    package init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
+    package convenience init(writer: SoundFileWriter, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
+        self.init(writer: writer, channelCount: writer.channelCount, blockFrames: blockFrames, depth: depth, analyse: analyse)
+    }
+
+    /// `writer` nil: the thread only runs `analyse` (a measuring render's share of the meters).
+    package init(writer: SoundFileWriter?, channelCount: Int, blockFrames: Int, depth: Int = 4, analyse: Analysis? = nil) {
         self.writer = writer
         self.analyse = analyse
-        channelCount = writer.channelCount
+        self.channelCount = channelCount
         slotFrames = max(blockFrames, 16_384)
         self.depth = depth
         storage = .allocate(capacity: depth * channelCount * slotFrames)
@@ -75,7 +81,7 @@ package final class BackgroundFileWriter: @unchecked Sendable {
             if !failed {
                 for c in 0..<channelCount { pointers[c] = slot(tail, channel: c) }
                 analyse?(pointers, n)
-                do { try writer.write(pointers, frameCount: n) } catch {
+                do { try writer?.write(pointers, frameCount: n) } catch {
                     lock.lock(); failure = error; lock.unlock()
                 }
             }
@@ -121,13 +127,13 @@ package final class BackgroundFileWriter: @unchecked Sendable {
     /// Writes what is queued, then closes and renames the file (``SoundFileWriter/commit()``).
     package func commit() throws(AudioFileError) {
         finish()
-        if let failure = pendingFailure() { writer.abort(); throw failure }
-        try writer.commit()
+        if let failure = pendingFailure() { writer?.abort(); throw failure }
+        try writer?.commit()
     }
 
     /// Stops the thread and deletes the temporary file; the target is untouched.
     package func abort() {
         finish()
-        writer.abort()
+        writer?.abort()
     }
 }

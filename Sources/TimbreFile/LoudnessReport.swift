@@ -24,9 +24,15 @@ public final class LoudnessAnalyzer {
     deinit { loudness.deallocate(); levels.deallocate(); truePeak.deallocate() }
 
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        processLoudnessAndLevels(channels, frameCount: frameCount)
+        truePeak.process(channels, frameCount: frameCount)
+    }
+
+    /// The loudness and level meters alone: a render feeds the true-peak meter (``truePeak``)
+    /// on another thread, in the same order.
+    func processLoudnessAndLevels(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         loudness.process(channels, frameCount: frameCount)
         levels.process(channels, frameCount: frameCount)
-        truePeak.process(channels, frameCount: frameCount)
     }
 
     public var report: LoudnessReport {

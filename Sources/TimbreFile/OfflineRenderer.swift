@@ -373,18 +373,22 @@ public enum OfflineRenderer {
         // The summary's true peak: the loudness analyser's when metering (not measured twice).
         let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: outputRate, channelCount: outCount) : nil
         defer { ownTruePeak?.deallocate() }
-        let analyse: BackgroundFileWriter.Analysis = { view, count in
+        // The output's analysis is shared between the two cores: sample peak, loudness, levels
+        // and the capture here, after each block; the true-peak meter (the costliest) on a
+        // second thread with the encoding and writing (or alone, in a measuring render),
+        // overlapping the processing of the next blocks.
+        let analyseHere = { (view: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) in
             for c in 0..<outCount {
                 let p = view[c]
                 for i in 0..<count { peak = max(peak, abs(p[i])) }
             }
-            ownTruePeak?.process(view, frameCount: count)
-            analyzer?.process(view, frameCount: count)
+            analyzer?.processLoudnessAndLevels(view, frameCount: count)
             capture?.append(view, channelCount: outCount, frameCount: count)
         }
-        // Analysis, encoding and writing run on a second thread, overlapping the processing of
-        // the next blocks (a measurement alone analyses here).
-        let output = writer.map { BackgroundFileWriter(writer: $0, blockFrames: request.ioFrames, analyse: analyse) }
+        let truePeakMeter = ownTruePeak ?? analyzer?.truePeak
+        let output = BackgroundFileWriter(writer: writer, channelCount: outCount, blockFrames: request.ioFrames) { view, count in
+            truePeakMeter?.process(view, frameCount: count)
+        }
         capture?.expectedFrames = Int(max(0, source.expectedFrames))
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
         // are dropped and as many silent frames fed after the input, so the output lines up
@@ -412,7 +416,8 @@ public enum OfflineRenderer {
                 let kept = n - dropped
                 if kept == 0 { continue }
                 for c in 0..<outCount { outView[c] = outPtrs[c] + dropped }
-                if let output { try output.write(outView, frameCount: kept) } else { analyse(outView, kept) }
+                analyseHere(outView, kept)
+                try output.write(outView, frameCount: kept)
                 frames += Int64(kept)
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
@@ -428,12 +433,12 @@ public enum OfflineRenderer {
                 throw AudioFileError(path: request.inputPaths.first ?? presetName,
                                      leadIn > 0 ? "the players end before the start \(request.start!)" : "contains no audio frames")
             }
-            try output?.commit()
+            try output.commit()
             if let dropped = writer?.droppedTags, !dropped.isEmpty {
                 warnings.append("\(request.outputPath): \(format.rawValue) cannot hold the tags \(dropped.joined(separator: ", ")); they are not in the output")
             }
         } catch {
-            output?.abort()
+            output.abort()
             throw .file(error)
         }
         var summary = RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
