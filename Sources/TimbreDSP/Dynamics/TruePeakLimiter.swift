@@ -281,7 +281,13 @@ public struct TruePeakLimiter: @unchecked Sendable {
             // Release, in log₂: a = log₂ average; d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])).
             Self.logarithms(g, into: work, count: n)
             var previous = levels[3 * c + 2], d = levels[3 * c + 1]
-            for i in 0..<n { let a = work[i]; d = min(0, alpha * d + alpha * (previous - a)); previous = a; steps[i] = d }
+            // (A d within 1e-7 of 0 — 6e-7 dB, under a Float gain's resolution — is 0, so a
+            // settled limiter reaches the at-rest path instead of decaying toward 0 for seconds.)
+            for i in 0..<n {
+                let a = work[i], e = alpha * d + alpha * (previous - a)
+                d = e > -1e-7 ? 0 : e
+                previous = a; steps[i] = d
+            }
             levels[3 * c + 1] = d; levels[3 * c + 2] = previous
             // gain = average · 2^d, never above the average (the guarantee rests on the average).
             Self.releasedGains(g, steps: steps, count: n)
