@@ -14,12 +14,14 @@ import Foundation
 ///    Gil-Werman's method (segments of H frames at fixed frame numbers; the minimum of the
 ///    previous segment's tail, kept as suffix minima, and of the current segment's head: two
 ///    comparisons a frame, no branches on the data),
-/// 2. a moving average of that over L frames — a ramp down that starts L frames before the peak,
+/// 2. a moving average of that over L frames — a ramp down that starts L frames before the
+///    peak; each held gain is rounded to a multiple of 2⁻³⁸ first, so the running sum is exact,
 /// 3. a release: the gain rises toward the average with time constant `release` in dB (it
 ///    covers 1 − 1/e of a rise in dB after one time constant) and falls with it at once. With
 ///    a = log₂ of the average and l = log₂ of the gain, l[n] = min(a[n], α·l[n−1] + (1−α)·a[n]),
 ///    carried as d = l − a ≤ 0: d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])) — one multiply-add
-///    and one minimum a frame; the logarithms and powers are taken eight frames at a time.
+///    and one minimum a frame (a d within 1e-7 of 0 is 0); the logarithms and powers are
+///    taken in loops the compiler vectorises.
 ///
 /// The audio is delayed by D = L + 47 frames (the latency), which lines the 16 frames on either
 /// side of every peak up inside the frames where the average is at or below that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
