@@ -79,18 +79,17 @@ final class NormalizationTrials: @unchecked Sendable {
     }
 
     /// ``run(gainDB:)`` for each gain, two at a time on two threads.
-    func run(gainsDB: [Double]) -> [(integratedLUFS: Double, maximumReductionDB: Double)] {
-        if peaks == nil && !findPeaks() { return gainsDB.map { _ in (-Double.infinity, 0) } }
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<(integratedLUFS: Double, maximumReductionDB: Double)>.allocate(capacity: gainsDB.count)  // each trial its own slot
+    func run(gainsDB: [Double]) -> [Double] {
+        if peaks == nil && !findPeaks() { return gainsDB.map { _ in -Double.infinity } }
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: gainsDB.count)  // each trial its own slot
         defer { results.deallocate() }
         DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in results[k] = run(gainDB: gainsDB[k]) }
         return Array(results)
     }
 
-    /// The capture's integrated loudness after a gain of `gainDB` and the limiter, and the
-    /// limiter's deepest gain reduction (dB, positive).
-    /// (The peaks must have been found: ``run(gainsDB:)`` finds them.)
-    private func run(gainDB: Double) -> (integratedLUFS: Double, maximumReductionDB: Double) {
+    /// The capture's integrated loudness after a gain of `gainDB` and the limiter. (The peaks
+    /// must have been found: ``run(gainsDB:)`` finds them.)
+    private func run(gainDB: Double) -> Double {
         let channelCount = capture.channelCount, total = capture.frameCount + latency, peaks = peaks!
         let gain = Float(pow(10, gainDB / 20))
         let limiter = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: channelCount, maximumBlockFrames: block)
@@ -104,7 +103,7 @@ final class NormalizationTrials: @unchecked Sendable {
         defer { DenormalGuard.restore(previousMXCSR) }
         // The limiter's latency is taken out as the file render does: its first output frames
         // dropped, as many silent frames fed after the capture.
-        var position = 0, skip = latency, lowest = 0.0
+        var position = 0, skip = latency
         while position < total {
             let n = min(block, total - position)
             fill(rows, from: position, count: n, gain: gain)
@@ -114,7 +113,6 @@ final class NormalizationTrials: @unchecked Sendable {
                 for i in 0..<n { to[i] = gain * p[i] }
             }
             limiter.process(rows, frameCount: n, peaks: scaled, stride: block)
-            lowest = min(lowest, limiter.lowestGainDB(frameCount: n))
             position += n
             let dropped = min(skip, n)
             skip -= dropped
@@ -123,6 +121,6 @@ final class NormalizationTrials: @unchecked Sendable {
                 meter.process(view, frameCount: n - dropped)
             }
         }
-        return (meter.integratedLUFS, -lowest)
+        return meter.integratedLUFS
     }
 }

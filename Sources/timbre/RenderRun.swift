@@ -161,26 +161,26 @@ enum RenderRun {
                 // memory; past the capture's budget they render from the input.
                 let limiter = limiterAt.map { finalChain(of: request.preset)[$0.index] } ?? insertedLimiter(ceiling: plan.ceiling)
                 let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter) }
-                // Each trial: (gain, loudness reached, deepest limiting).
-                func evaluate(_ gains: [Double]) throws(CLIError) -> [(gain: Double, reached: Double, limiting: Double?)] {
+                // Each trial: (gain, loudness reached). (The deepest limiting is the written pass's.)
+                func evaluate(_ gains: [Double]) throws(CLIError) -> [(gain: Double, reached: Double)] {
                     passes += gains.count
-                    if let trials { return zip(gains, trials.run(gainsDB: gains)).map { ($0, $1.integratedLUFS, $1.maximumReductionDB) } }
-                    var results: [(gain: Double, reached: Double, limiting: Double?)] = []
+                    if let trials { return Array(zip(gains, trials.run(gainsDB: gains))) }
+                    var results: [(gain: Double, reached: Double)] = []
                     for g in gains {
                         let trial = try measure(withGain(g, plan: plan, limiterAt: limiterAt?.index, request), pass: passes)
-                        results.append((g, trial.loudness?.integratedLUFS ?? -.infinity, plan.limiterKey.flatMap { trial.maximumGainReductionDB[$0] }))
+                        results.append((g, trial.loudness?.integratedLUFS ?? -.infinity))
                     }
                     return results
                 }
                 // In memory, two gains a round, one on each core: the linear gain and 1.5 dB
                 // more, then the secant's estimate and a quarter of its step beyond (the
                 // loudness rises ever more slowly with the gain as the limiter works harder).
-                var tried: [(gain: Double, reached: Double, limiting: Double?)] = []
+                var tried: [(gain: Double, reached: Double)] = []
                 var next = trials == nil ? [gain] : [gain, gain + 1.5]
                 for _ in 0..<(trials == nil ? 6 : 3) {
                     tried += try evaluate(next).filter { $0.reached.isFinite }
                     guard let best = tried.min(by: { abs($0.reached - n.targetLUFS) < abs($1.reached - n.targetLUFS) }) else { break }
-                    gain = best.gain; predicted = best.reached; plan.maximumLimitingDB = best.limiting
+                    gain = best.gain; predicted = best.reached
                     let shortfall = n.targetLUFS - best.reached
                     if abs(shortfall) <= 0.05 { break }
                     // Slope: between the two trials nearest the target.

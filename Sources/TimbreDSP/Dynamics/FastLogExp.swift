@@ -95,38 +95,31 @@ extension FastLogExp {
         while i < count { values[i] = exp2(values[i]); i += 1 }
     }
 
-    /// `out[i] = log₂ in[i]` for `count` values (normal floats), eight at a time — the last few
-    /// too, padded, so that a value's logarithm does not depend on where a block ends.
-    @inlinable
-    public static func logarithms(_ input: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
-        var i = 0
-        while i < count {
-            let k = Swift.min(8, count - i)
-            log2(SIMD8<Float>(loading: input + i, count: k, padding: 1)).store(to: out + i, count: k)
-            i += 8
-        }
-    }
-}
-
-extension SIMD8 where Scalar == Float {
-    /// The first `count` (≤ 8) values at `pointer`, the other lanes `padding`.
-    @usableFromInline @inline(__always)
-    init(loading pointer: UnsafePointer<Float>, count: Int, padding: Float) {
-        if count == 8 {
-            self = UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
-        } else {
-            self.init(repeating: padding)
-            for k in 0..<count { self[k] = pointer[k] }
-        }
+    /// ``log2(_:)-(Float)`` without branches, so that a loop of it vectorises: x at or under
+    /// the smallest normal float reads as it (−126).
+    @inlinable @inline(__always)
+    public static func log2Branchless(_ x: Float) -> Float {
+        let bits = Swift.max(x, .leastNormalMagnitude).bitPattern
+        let exponent = Float(Int32(bitPattern: bits >> 23) &- 127)
+        let m = Float(bitPattern: (bits & 0x7f_ffff) | 0x3f80_0000)
+        let t = (m - 1) / (m + 1), t2 = t * t
+        let series = t * (1 + t2 * (1 / 3 + t2 * (1 / 5 + t2 * (1 / 7 + t2 * (1 / 9)))))
+        return exponent + series * 2.8853900817779268  // 2 / ln 2
     }
 
-    /// Stores the first `count` (≤ 8) lanes at `pointer`.
-    @usableFromInline @inline(__always)
-    func store(to pointer: UnsafeMutablePointer<Float>, count: Int) {
-        if count == 8 {
-            UnsafeMutableRawPointer(pointer).storeBytes(of: self, as: SIMD8<Float>.self)
-        } else {
-            for k in 0..<count { pointer[k] = self[k] }
-        }
+    /// 2^y for −126 ≤ y ≤ 127 (clamped) without branches or trapping conversions, so that a
+    /// loop of it vectorises: 2^k · e^(f·ln 2) with k the whole number *nearest* y (|f| ≤ ½;
+    /// the Taylor remainder to f⁷ is then under 0.35⁸/8! = 5e-9), so that it is exactly 1 at
+    /// y = 0 and goes there smoothly — ``exp2(_:)-(Float)``'s floor leaves f near 1 just under
+    /// 0, where its error is 1.3e-6.
+    @inlinable @inline(__always)
+    public static func exp2Nearest(_ y: Float) -> Float {
+        let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
+        let y = Swift.min(Swift.max(y, -126), 127)
+        let whole = (y + big) - big
+        let f = (y - whole) * 0.6931471805599453
+        let p = 1 + f * (1 + f * (1 / 2 + f * (1 / 6 + f * (1 / 24 + f * (1 / 120 + f * (1 / 720 + f * (1 / 5040)))))))
+        let exponent = (whole + big).bitPattern &- 0x4B40_0000  // the whole number, two's complement
+        return p * Float(bitPattern: (exponent &+ 127) << 23)
     }
 }

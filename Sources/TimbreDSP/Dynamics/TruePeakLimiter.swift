@@ -81,8 +81,6 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// Per row: [0] the segment's running minimum so far, [1] d = log₂ gain − log₂ average and
     /// [2] log₂ average, of the last frame.
     let levels: UnsafeMutablePointer<Float>
-    /// 1 in the average's fixed point: 2⁴⁰ (a held gain is truncated to a multiple of 2⁻⁴⁰,
-    /// never rounded up: the average stays at or under the exact one).
     /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
     static let quantum: Double = 16384
     /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then three rows
@@ -303,7 +301,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
     }
 
     /// True when no frame of the block is over the ceiling and every row is settled at unity:
-    /// the running minimum's segments all ones, the ring all ones, the gain at the average.
+    /// the running minimum's segments all ones, the average's history all ones (its sum exactly
+    /// L), the gain at the average.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
@@ -334,43 +333,22 @@ public struct TruePeakLimiter: @unchecked Sendable {
         positions[c] = position  // (the history's last L are ones already: they sum to L)
     }
 
-    /// `out[i] = log₂ x[i]` (x > 0; below the smallest normal float reads as it): FastLogExp's
-    /// series, written without branches so that the loop vectorises (the same arithmetic in
-    /// every lane, wherever a block ends).
+    /// `out[i] = log₂ x[i]`, in a loop the compiler vectorises (the same arithmetic in every
+    /// lane, wherever a block ends).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     static func logarithms(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count {
-            let bits = max(x[i], .leastNormalMagnitude).bitPattern
-            let exponent = Float(Int32(bitPattern: bits >> 23) &- 127)
-            let m = Float(bitPattern: (bits & 0x7f_ffff) | 0x3f80_0000)
-            let t = (m - 1) / (m + 1), t2 = t * t
-            let series = t * (1 + t2 * (1 / 3 + t2 * (1 / 5 + t2 * (1 / 7 + t2 * (1 / 9)))))
-            out[i] = exponent + series * 2.8853900817779268
-        }
+        for i in 0..<count { out[i] = FastLogExp.log2Branchless(x[i]) }
     }
 
-    /// `gains[i] = min(gains[i], gains[i] · 2^steps[i])` for steps ≤ 0: 2^y = 2^k · e^(f·ln 2)
-    /// with k the whole number nearest y and |f| ≤ 1/2, e^x by its Taylor series to x⁷
-    /// (remainder < 0.35⁸/8! = 5e-9), so that 2^y goes to exactly 1 as y goes to 0 — a gain
-    /// settling at its average does not step at the end. Written without branches or trapping
-    /// conversions so that the loop vectorises.
+    /// `gains[i] = min(gains[i], gains[i] · 2^steps[i])` (steps ≤ 0), vectorised; 2^0 is
+    /// exactly 1, so a gain settling at its average does not step at the end.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     static func releasedGains(_ gains: UnsafeMutablePointer<Float>, steps: UnsafePointer<Float>, count: Int) {
-        let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
-        for i in 0..<count {
-            let y = max(steps[i], -126)
-            let whole = (y + big) - big
-            let f = (y - whole) * 0.6931471805599453
-            let p = 1 + f * (1 + f * (1 / 2 + f * (1 / 6 + f * (1 / 24 + f * (1 / 120 + f * (1 / 720 + f * (1 / 5040)))))))
-            let exponent = (whole + big).bitPattern &- 0x4B40_0000  // the whole number, two's complement
-            let scale = Float(bitPattern: (exponent &+ 127) << 23)
-            let g = gains[i]
-            gains[i] = min(g, g * (p * scale))
-        }
+        for i in 0..<count { let g = gains[i]; gains[i] = min(g, g * FastLogExp.exp2Nearest(steps[i])) }
     }
 
     /// The smallest gain of the last `process` call (its `frameCount` frames, every channel), dB.

@@ -109,38 +109,18 @@ public struct LoudnessMeter {
                 filterAndSquare(channels[c] + done, channels[c + 1] + done, count: n, states: state + 5 * c, state + 5 * (c + 1))
                 c += 2
             }
-            if c < channelCount { filterAndSquare(channels[c] + done, count: n, state: state + 5 * c) }
+            // An odd channel out takes both lanes (identical, so both write the same state).
+            if c < channelCount { filterAndSquare(channels[c] + done, channels[c] + done, count: n, states: state + 5 * c, state + 5 * c) }
             scalars[Slot.position.rawValue] = position + Double(n)
             done += n
             if position + Double(n) >= next { finishTick() }
         }
     }
 
-    /// Runs one channel through both K-weighting stages (transposed direct form II, Double)
-    /// and adds Σ y² to the channel's running tick sum `s[4]`.
-    @inline(__always)
-    func filterAndSquare(_ x: UnsafeMutablePointer<Float>, count: Int, state s: UnsafeMutablePointer<Double>) {
-        let c = coefficients
-        let pb0 = c[0], pb1 = c[1], pb2 = c[2], pa1 = c[3], pa2 = c[4]
-        let rb0 = c[5], rb1 = c[6], rb2 = c[7], ra1 = c[8], ra2 = c[9]
-        var s1 = s[0], s2 = s[1], t1 = s[2], t2 = s[3]
-        var sum = s[4]
-        for i in 0..<count {
-            // (b1·v + s2) is ready before y: only a multiply and a subtraction follow y.
-            let v = Double(x[i])
-            let y = pb0 * v + s1
-            s1 = (pb1 * v + s2) - pa1 * y
-            s2 = pb2 * v - pa2 * y
-            let z = rb0 * y + t1
-            t1 = (rb1 * y + t2) - ra1 * z
-            t2 = rb2 * y - ra2 * z
-            sum += z * z
-        }
-        Self.flushDenormals(s, s1, s2, t1, t2, sum)
-    }
-
-    /// ``filterAndSquare(_:count:state:)`` on two channels in one loop, each with the same
-    /// arithmetic as alone.
+    /// Runs two channels through both K-weighting stages (transposed direct form II, `Double`,
+    /// one channel a lane: their recursions are independent, so each one's latency hides the
+    /// other's) and adds each one's Σ z² to its running tick sum `[4]`. (b1·v + s2) is ready
+    /// before y: only a multiply and a subtraction follow y on the way to the next sample.
     @inline(__always)
     func filterAndSquare(_ x: UnsafeMutablePointer<Float>, _ w: UnsafeMutablePointer<Float>, count: Int,
                          states s: UnsafeMutablePointer<Double>, _ r: UnsafeMutablePointer<Double>) {
