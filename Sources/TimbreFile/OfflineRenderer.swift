@@ -283,9 +283,47 @@ public enum OfflineRenderer {
                           readers: [], timeline: nil, source: nil, outputRate: rate)
     }
 
+    /// Writes audio rendered already and held in memory as `request`'s output: the file, tags,
+    /// encoding, analysis and summary that ``render(_:presetName:measureOnly:capture:progress:)``
+    /// gives, without reading the inputs again or running the preset. `--normalize` writes so:
+    /// its gain times the first pass's ``RenderCapture``, or the trial (gain and limiter) that
+    /// reached the target.
+    ///
+    /// `samples`: planar channels of `frameCount` frames at `sampleRate` (the render's output
+    /// rate), each read times `gain`. `first`: the summary of the render that produced them
+    /// (a measuring pass of the same request): its input channels, its warnings about the
+    /// inputs and its nodes' gain reduction carry over.
+    public static func write(_ samples: [UnsafePointer<Float>], frameCount: Int, sampleRate: Double, gain: Float = 1,
+                             request: RenderRequest, presetName: String = "preset", renderedBy first: RenderSummary,
+                             progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
+        precondition(!samples.isEmpty && frameCount >= 0)
+        return try write(from: MemoryFrameSource(samples, frameCount: frameCount, gain: gain), sampleRate: sampleRate, request: request,
+                         presetName: presetName, renderedBy: first, progress: progress)
+    }
+
+    /// ``write(_:frameCount:sampleRate:gain:request:presetName:renderedBy:progress:)`` of the
+    /// frames `source` delivers (the output's, at `sampleRate`).
+    package static func write(from source: TimelineSource, sampleRate: Double, request: RenderRequest, presetName: String = "preset",
+                              renderedBy first: RenderSummary, progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
+        var r = request
+        r.preset = .none; r.combination = nil
+        // The inputs' headers only: their tags, encoding and time reference.
+        var readers: [SoundFileReader] = []
+        for path in request.inputPaths.prefix(1) where path != "-" {
+            do { readers.append(try SoundFileReader(path: path, raw: request.rawInput)) } catch { throw .file(error) }
+        }
+        var summary = try render(r, presetName: presetName, measureOnly: false, capture: nil, progress: progress,
+                                 readers: readers, timeline: source, source: source, outputRate: sampleRate, headersOnly: true)
+        summary.inputChannels = first.inputChannels
+        summary.warnings = first.warnings + summary.warnings
+        summary.maximumGainReductionDB = first.maximumGainReductionDB
+        return summary
+    }
+
+    /// `headersOnly`: the readers were opened for their headers (tags, encoding), not read.
     static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, capture: RenderCapture?, progress: ((RenderProgress) -> Void)?,
                        readers: [SoundFileReader], timeline inputTimeline: TimelineSource?, source inputSource: FrameSource?,
-                       outputRate: Double) throws(RenderError) -> RenderSummary {
+                       outputRate: Double, headersOnly: Bool = false) throws(RenderError) -> RenderSummary {
         let reader = readers.first
         let inputEncoding = reader.flatMap { SampleEncoding(libsndfileFormat: $0.formatCode) }
         var preset = request.preset
@@ -378,10 +416,7 @@ public enum OfflineRenderer {
         // second thread with the encoding and writing (or alone, in a measuring render),
         // overlapping the processing of the next blocks.
         let analyseHere = { (view: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) in
-            for c in 0..<outCount {
-                let p = view[c]
-                for i in 0..<count { peak = max(peak, abs(p[i])) }
-            }
+            for c in 0..<outCount { peak = max(peak, LevelMeter.largestMagnitude(view[c], count: count)) }
             analyzer?.processLoudnessAndLevels(view, frameCount: count)
             capture?.append(view, channelCount: outCount, frameCount: count)
         }
@@ -422,7 +457,7 @@ public enum OfflineRenderer {
                 progress?(RenderProgress(framesDone: frames, framesTotal: source.expectedFrames, sampleRate: outputRate,
                                          elapsedSeconds: Date().timeIntervalSince(start)))
             }
-            for r in readers where r.missingFrames > 0 {
+            for r in readers where !headersOnly && r.missingFrames > 0 {
                 let text = r.decodingStopped.map { "decoding stopped (\($0)) at frame \(r.position) of the \(r.frameCount) its header announced" }
                     ?? "the header announces \(r.promisedFrames ?? 0) frames but the file holds \(r.position)"
                 let message = "\(text): \(r.missingFrames) frames (\(String(format: "%.3f", Double(r.missingFrames) / r.sampleRate)) s) missing; the file is truncated or damaged"

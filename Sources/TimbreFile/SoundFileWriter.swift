@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import TimbreDSP
 
 /// Streaming writer over libsndfile with atomic output.
 ///
@@ -88,7 +89,8 @@ public final class SoundFileWriter {
             case .failure(let e): throw AudioFileError(path: path, e.message)
             }
         }
-        io = CheckedFileIO(descriptor: descriptor)
+        // (Gathered into writes of 1 MiB: the temporary file counts only once renamed whole.)
+        io = CheckedFileIO(descriptor: descriptor, bufferBytes: 1 << 20)
         capacity = 1
         interleaved = .allocate(capacity: 1)
         quantizationScale = encoding.integerBits.flatMap { $0 <= 24 ? Float(1 << ($0 - 1)) : nil }
@@ -129,9 +131,12 @@ public final class SoundFileWriter {
         if encoding.integerBits != nil {
             // Count what will not fit before dither (which adds at most 1 LSB) and clipping.
             let top: Float = quantizationScale.map { ($0 - 1) / $0 } ?? 1
-            var clipped: Int64 = 0
-            for i in 0..<need where interleaved[i] > top || interleaved[i] < -1 { clipped += 1 }
-            clippedSamples += clipped
+            // (Counted only when the block reaches full scale: the peak is found eight at a time.)
+            if LevelMeter.largestMagnitude(interleaved, count: need) > top {
+                var clipped: Int64 = 0
+                for i in 0..<need where interleaved[i] > top || interleaved[i] < -1 { clipped += 1 }
+                clippedSamples += clipped
+            }
         }
         if let q = quantizationScale, dither != nil, ditherOnlyOffGrid, !ditherEngaged {
             for i in 0..<need where (interleaved[i] * q).rounded() != interleaved[i] * q { ditherEngaged = true; break }
@@ -143,7 +148,7 @@ public final class SoundFileWriter {
             // would add a −½ LSB offset and bias the dither. Exact grid values pass unchanged.
             let top = (q - 1) / q
             for i in 0..<need {
-                let v = (interleaved[i] * q).rounded() / q
+                let v = Self.roundedHalfAway(interleaved[i] * q) / q
                 interleaved[i] = v.isNaN ? 0 : min(top, max(-1, v))
             }
         }
@@ -156,12 +161,25 @@ public final class SoundFileWriter {
         }
     }
 
+    /// `v.rounded()` (to nearest, halves away from zero) in arithmetic the compiler vectorises
+    /// (`rounded()` is a call to `roundf` a sample): in `Double`, adding and taking away 1.5·2⁵²
+    /// rounds to nearest with halves to even, exactly, for every `Float`; a half that went
+    /// toward zero is moved one away. Same result for every input, NaN and infinities included.
+    @inline(__always) static func roundedHalfAway(_ v: Float) -> Float {
+        let x = Double(v), magic = 6_755_399_441_055_744.0
+        let even = (x + magic) - magic
+        let nearest = (x - even).magnitude == 0.5 ? x + (x > 0 ? 0.5 : -0.5) : even
+        // (From 2⁵² on a Float is whole already — and infinities and NaN pass as they are.)
+        return x.magnitude < 4_503_599_627_370_496 ? Float(nearest) : v
+    }
+
     /// Closes the file and moves it into place: renamed over the target, or copied to the
     /// stream. Every step is checked; on failure nothing is left and the target is untouched.
     public func commit() throws(AudioFileError) {
         guard let f = file else { throw AudioFileError(path: path, "already closed") }
         file = nil
         let err = sf_close(f)
+        io.flush()
         if let why = io.failureText {
             abort()
             throw AudioFileError(path: path, "write failed: \(why)")

@@ -3,22 +3,25 @@ import TimbreDSP
 import TimbreEngine
 import TimbreFile
 
-/// `--normalize`'s trial passes: the normalising gain and the limiter after it, run over the
-/// first pass's output kept in memory (a ``RenderCapture`` of the preset up to where the gain
-/// goes) and measured by a loudness meter alone. No decoding, no preset, no true-peak or level
-/// meters — and the limiter's detector runs once: the peaks of g·x are g times those of x, so
-/// each trial hands the limiter the capture's peaks times its gain. The pass that writes the
-/// file then renders everything from the input again and measures what it wrote. Trials and
+/// `--normalize`'s trials: the normalising gain and the limiter after it, run over the first
+/// pass's output kept in memory (a ``RenderCapture`` of the preset up to where the gain goes)
+/// and measured by a loudness meter alone — no decoding, no preset, no true-peak or level
+/// meters. The limiter's first stage runs once for them all: each gain row's peaks, held over
+/// the limiter's span (``PeakHold``), are found once, and the held peaks of g·x are g times
+/// those of x, so a trial runs only the limiter's smoothing (``TruePeakLimiter/gains(fromHeldPeaks:stride:frameCount:)``)
+/// on them and multiplies the delayed capture by its gains (``LimitedCaptureSource``). The
+/// pass that writes the file reads the winning gain's output from the same source. Trials and
 /// the peak search run two at a time, one on each core (they share only read-only memory).
 final class NormalizationTrials: @unchecked Sendable {
     let capture: RenderCapture
     let sampleRate: Double
     let settings: TruePeakLimiter.Settings
     let block: Int
-    /// Per channel, each frame's peak (detector, or |x| on sample peak) of the capture followed
-    /// by the limiter's latency in silence: `frames + latency` values a channel.
-    private var peaks: LargeSampleBuffer?
-    private let latency: Int
+    /// Per gain row (one with a linked gain), each frame's held peak: the capture's frames
+    /// followed by the limiter's latency in silence, `frames + latency` values a row.
+    private(set) var heldPeaks: LargeSampleBuffer?
+    let latency: Int
+    let rows: Int
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
     /// one). Nil when it is not a limiter.
@@ -28,99 +31,148 @@ final class NormalizationTrials: @unchecked Sendable {
         block = max(blockFrames, 4096)
         let lookahead = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
         latency = TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: settings.samplePeak)
+        rows = capture.channelCount == 1 || settings.link >= 1 ? 1 : capture.channelCount
     }
 
-    /// The capture's peaks as the limiter's detector finds them (once, on the first trial), in
-    /// two halves on two threads: the second half's detector first reads the 256 frames before
-    /// it (its state is the last 63 samples and two magnitudes found from them), so its peaks
-    /// are the ones a single pass finds.
-    private func findPeaks() -> Bool {
+    /// A limiter as the trials and the written pass run it.
+    func makeLimiter() -> TruePeakLimiter {
+        TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: capture.channelCount, maximumBlockFrames: block)
+    }
+
+    /// The capture's held peaks as the limiter finds them (once, on the first trial), in two
+    /// halves on two threads: the second half first reads the 256 + H frames before it (the
+    /// detector's state is the last 63 samples and two magnitudes found from them; the hold's,
+    /// the last H peaks), so its values are the ones a single pass finds.
+    private func findHeldPeaks() -> Bool {
         let channelCount = capture.channelCount, frames = capture.frameCount, total = frames + latency
-        guard let found = LargeSampleBuffer(channelCount: channelCount, framesPerChannel: total) else { return false }
-        defer { peaks = found }
-        if settings.samplePeak {
-            for c in 0..<channelCount {
-                let x = capture.channel(c), p = found.channel(c)
-                for i in 0..<frames { p[i] = abs(x[i]) }
-                (p + frames).update(repeating: 0, count: latency)
-            }
-            return true
-        }
-        let half = total / 2, warmUp = 256
+        guard let found = LargeSampleBuffer(channelCount: rows, framesPerChannel: total) else { return false }
+        defer { heldPeaks = found }
+        let half = total / 2
         DispatchQueue.concurrentPerform(iterations: 2) { part in
-            let start = part == 0 ? 0 : max(0, half - warmUp), from = part == 0 ? 0 : half, end = part == 0 ? half : total
+            let limiter = makeLimiter()
+            let start = part == 0 ? 0 : max(0, half - 256 - limiter.holdSpan), from = part == 0 ? 0 : half, end = part == 0 ? half : total
             let detector = InterSamplePeakDetector(channelCount: channelCount)
-            let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), out = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+            let holds = (0..<rows).map { _ in PeakHold(span: limiter.holdSpan) }
+            let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), peaks = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+            let rowPeaks = UnsafeMutablePointer<Float>.allocate(capacity: rows * block)
             let inRows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-            defer { detector.deallocate(); input.deallocate(); out.deallocate(); inRows.deallocate() }
+            defer {
+                limiter.deallocate(); detector.deallocate(); holds.forEach { $0.deallocate() }
+                input.deallocate(); peaks.deallocate(); rowPeaks.deallocate(); inRows.deallocate()
+            }
             for c in 0..<channelCount { inRows[c] = input + c * block }
             var position = start
             while position < end {
                 let n = min(block, end - position)
-                fill(inRows, from: position, count: n, gain: 1)
-                detector.process(inRows, frameCount: n, into: out, stride: block)
+                let real = max(0, min(n, frames - position))
+                for c in 0..<channelCount {
+                    inRows[c].update(from: capture.channel(c) + position, count: real)
+                    if real < n { (inRows[c] + real).update(repeating: 0, count: n - real) }
+                }
+                if settings.samplePeak {
+                    for c in 0..<channelCount { let x = inRows[c], p = peaks + c * block; for i in 0..<n { p[i] = abs(x[i]) } }
+                } else {
+                    detector.process(inRows, frameCount: n, into: peaks, stride: block)
+                }
+                limiter.rowPeaks(peaks, stride: block, frameCount: n, into: rowPeaks, rowStride: block)
+                for r in 0..<rows { holds[r].process(rowPeaks + r * block, into: rowPeaks + r * block, count: n) }
                 // Only the part's own frames are kept (not the warm-up's).
                 let skip = max(0, from - position)
-                for c in 0..<channelCount { (found.channel(c) + position + skip).update(from: out + c * block + skip, count: n - skip) }
+                for r in 0..<rows { (found.channel(r) + position + skip).update(from: rowPeaks + r * block + skip, count: n - skip) }
                 position += n
             }
         }
         return true
     }
 
-    /// `rows[c][0..<count]` = gain × the capture from frame `position` (silence past its end).
-    private func fill(_ rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, from position: Int, count: Int, gain: Float) {
-        let frames = capture.frameCount, real = max(0, min(count, frames - position))
-        for c in 0..<capture.channelCount {
-            let row = rows[c], x = capture.channel(c) + position
-            for i in 0..<real { row[i] = gain * x[i] }
-            if real < count { (row + real).update(repeating: 0, count: count - real) }
-        }
-    }
-
     /// ``run(gainDB:)`` for each gain, two at a time on two threads.
     func run(gainsDB: [Double]) -> [Double] {
-        if peaks == nil && !findPeaks() { return gainsDB.map { _ in -Double.infinity } }
+        if heldPeaks == nil && !findHeldPeaks() { return gainsDB.map { _ in -.infinity } }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: gainsDB.count)  // each trial its own slot
         defer { results.deallocate() }
         DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in results[k] = run(gainDB: gainsDB[k]) }
         return Array(results)
     }
 
-    /// The capture's integrated loudness after a gain of `gainDB` and the limiter. (The peaks
-    /// must have been found: ``run(gainsDB:)`` finds them.)
+    /// The integrated loudness of the capture after a gain of `gainDB` and the limiter.
     private func run(gainDB: Double) -> Double {
-        let channelCount = capture.channelCount, total = capture.frameCount + latency, peaks = peaks!
-        let gain = Float(pow(10, gainDB / 20))
-        let limiter = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: channelCount, maximumBlockFrames: block)
-        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
-        let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), scaled = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
+        let channelCount = capture.channelCount
+        let source = LimitedCaptureSource(self, gainDB: gainDB)
+        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, gatingBlocksOnly: true)
+        let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
         let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        let view = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        defer { limiter.deallocate(); meter.deallocate(); audio.deallocate(); scaled.deallocate(); rows.deallocate(); view.deallocate() }
+        defer { meter.deallocate(); audio.deallocate(); rows.deallocate() }
         for c in 0..<channelCount { rows[c] = audio + c * block }
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
-        // The limiter's latency is taken out as the file render does: its first output frames
-        // dropped, as many silent frames fed after the capture.
-        var position = 0, skip = latency
-        while position < total {
-            let n = min(block, total - position)
-            fill(rows, from: position, count: n, gain: gain)
-            for c in 0..<channelCount {
-                let to = scaled + c * block
-                let p = peaks.channel(c) + position
-                for i in 0..<n { to[i] = gain * p[i] }
-            }
-            limiter.process(rows, frameCount: n, peaks: scaled, stride: block)
-            position += n
-            let dropped = min(skip, n)
-            skip -= dropped
-            if n > dropped {
-                for c in 0..<channelCount { view[c] = rows[c] + dropped }
-                meter.process(view, frameCount: n - dropped)
-            }
+        while true {
+            let n = source.read(into: rows, maxFrames: block)
+            if n == 0 { break }
+            meter.process(rows, frameCount: n)
         }
         return meter.integratedLUFS
+    }
+}
+
+/// The capture times a gain, through the limiter, read block by block: a trial measures it, the
+/// written pass encodes it. Frame m of the output is the capture's frame m times the gain times
+/// the limiter's gain at frame m + latency (its latency taken out, as a render takes it out:
+/// its first frames dropped, silence fed after the capture's end). The held peaks must have
+/// been found (``NormalizationTrials/run(gainsDB:)`` finds them).
+final class LimitedCaptureSource: TimelineSource {
+    let trials: NormalizationTrials
+    let channelCount: Int
+    let gain: Float
+    let limiter: TruePeakLimiter
+    /// A block of gains, one row per gain row.
+    let gains: UnsafeMutablePointer<Float>
+    /// The limiter's frame (output frame + latency) of the next read.
+    private var position = 0
+    private(set) var framesRead: Int64 = 0
+    private(set) var ended = false
+    /// The deepest limiting so far, dB (positive).
+    private(set) var limitingDB = 0.0
+
+    init(_ trials: NormalizationTrials, gainDB: Double) {
+        precondition(trials.heldPeaks != nil)
+        self.trials = trials; channelCount = trials.capture.channelCount
+        gain = Float(pow(10, gainDB / 20))
+        limiter = trials.makeLimiter()
+        gains = .allocate(capacity: trials.rows * trials.block)
+    }
+
+    deinit { limiter.deallocate(); gains.deallocate() }
+
+    var expectedFrames: Int64 { Int64(trials.capture.frameCount) }
+
+    /// The limiter's gains for its frames `position ..< position + n` into `gains`.
+    private func advance(_ n: Int) {
+        let block = trials.block, held = trials.heldPeaks!
+        for r in 0..<trials.rows {
+            let from = held.channel(r) + position, to = gains + r * block, g = gain
+            for i in 0..<n { to[i] = g * from[i] }
+        }
+        limiter.gains(fromHeldPeaks: gains, stride: block, frameCount: n)
+        var lowest: Float = 1
+        for r in 0..<trials.rows { let g = gains + r * block; for i in 0..<n { lowest = min(lowest, g[i]) } }
+        limitingDB = max(limitingDB, -20 * log10(Double(lowest)))
+        position += n
+    }
+
+    func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) -> Int {
+        let latency = trials.latency, block = trials.block
+        // The first `latency` frames of the limiter's output are silence: run them, keep nothing.
+        while position < latency { advance(min(block, latency - position)) }
+        let n = min(maxFrames, block, trials.capture.frameCount + latency - position)
+        guard n > 0 else { ended = true; return 0 }
+        let first = position - latency
+        advance(n)
+        for c in 0..<channelCount {
+            let x = trials.capture.channel(c) + first, out = channels[c], g = gain
+            let row = gains + (trials.rows == 1 ? 0 : c) * block
+            for i in 0..<n { out[i] = (g * x[i]) * row[i] }
+        }
+        framesRead += Int64(n)
+        return n
     }
 }

@@ -113,13 +113,21 @@ enum RenderRun {
     /// ceiling), else at the end, followed by a true-peak limiter at the ceiling when the gain
     /// alone would cross it (not in linear mode, which cuts the gain instead). Limiting lowers
     /// the loudness, so measuring passes correct the gain (secant steps, at most 6) until the
-    /// output is within 0.05 LU of the target; then the output is written.
+    /// output is within 0.05 LU of the target; then the output is written. When the first pass's
+    /// output is in memory (a ``RenderCapture`` within its budget), the trials run on it and the
+    /// written pass reads it too — the winning trial's gain and limiter, or the gain alone —
+    /// instead of decoding the input and running the preset again.
     static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
                         progress: ((Double, RenderProgress) -> Void)? = nil) throws(CLIError) -> Result {
         var request = request
         var normalization: Normalization?
         let name = request.inputPaths.first ?? request.outputPath
         var passes = 1
+        // With `--normalize`: the first pass, and the audio the file will hold when it is in
+        // memory already (a trial's output, or the capture times `gain`).
+        var firstPass: RenderSummary?
+        var written: TimelineSource?
+        var capture: RenderCapture?
         func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(CLIError) -> RenderSummary {
             do {
                 return try OfflineRenderer.render(r, presetName: label, measureOnly: true, capture: capture) { p in progress?(min(0.8, Double(pass) * 0.2 + p.fraction * 0.2), p) }
@@ -131,9 +139,10 @@ enum RenderRun {
             }
             let limiterAt = n.linear ? nil : finalLimiterPosition(in: request.preset, atOrUnder: n.ceilingDBTP)
             // The first pass renders the preset up to where the gain goes (before its final
-            // limiter, if it has one) and keeps that in memory for the trials (below).
-            let capture = n.linear ? nil : RenderCapture()
+            // limiter, if it has one) and keeps that in memory for the trials and the written pass.
+            capture = RenderCapture()
             let first = try measure(limiterAt.map { truncated(request, before: $0.index) } ?? request, pass: 0, capture: capture)
+            firstPass = first
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
                 throw CLIError.io("\(name): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
@@ -194,6 +203,11 @@ enum RenderRun {
                     next = trials == nil ? [best.gain + step] : [best.gain + step, best.gain + 1.25 * step]
                 }
                 plan.gainDB = gain
+                // The file's audio is the winning trial's: the capture through the gain and limiter.
+                if let trials, trials.heldPeaks != nil { written = LimitedCaptureSource(trials, gainDB: gain) }
+            } else if let capture, !capture.overflowed, capture.frameCount > 0 {
+                // A gain alone: the capture (the whole preset's output) times the gain.
+                written = MemoryFrameSource((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount, gain: Float(pow(10, gain / 20)))
             }
             plan.passes = passes
             if request.strict && abs(predicted - n.targetLUFS) > targetTolerance {
@@ -203,10 +217,16 @@ enum RenderRun {
             request = withGain(gain, plan: plan, limiterAt: limiterAt?.index, request)
             normalization = plan
         }
-        let summary: RenderSummary
+        var summary: RenderSummary
         do {
-            summary = try OfflineRenderer.render(request, presetName: label) { p in
-                progress?(normalization == nil ? p.fraction : 0.8 + p.fraction * 0.2, p)
+            let report = { (p: RenderProgress) -> Void in progress?(normalization == nil ? p.fraction : 0.8 + p.fraction * 0.2, p) ?? () }
+            if let written, let first = firstPass {
+                // The audio is in memory already: write it (no decoding, no preset).
+                summary = try OfflineRenderer.write(from: written, sampleRate: first.sampleRate, request: request, presetName: label,
+                                                    renderedBy: first, progress: report)
+                if let key = normalization?.limiterKey, let limited = written as? LimitedCaptureSource { summary.maximumGainReductionDB[key] = limited.limitingDB }
+            } else {
+                summary = try OfflineRenderer.render(request, presetName: label, progress: report)
             }
         } catch { throw CLIError(error) }
         if var n = normalization, let key = n.limiterKey {

@@ -180,6 +180,33 @@ import TimbreFile
         #expect(small.overflowed && small.channels.isEmpty && small.frameCount == 0)
     }
 
+    /// Writing audio held in memory (`--normalize`'s written pass) gives the file a render
+    /// gives: the capture of a measuring render times a gain, written through
+    /// `OfflineRenderer.write`, equals the render of the preset with that gain node appended,
+    /// bit for bit at 24 bits with dither (the dither's noise is the same wherever blocks
+    /// fall), with the input's tags and the first pass's input channel count.
+    @Test func writingTheCaptureIsTheRender() throws {
+        let dir = Self.tempDir()
+        try Self.write(dir + "/in.wav", [Self.sine(30011, rate: 48000)], format: .wav, encoding: .pcm24, rate: 48000)
+        let preset = try PresetDecoder.decode(Data(#"{"version":1,"name":"p","chain":[{"type":"peak","frequency":440,"gain":6,"q":1},{"type":"pan"}]}"#.utf8))
+        var request = RenderRequest(inputPath: dir + "/in.wav", outputPath: dir + "/memory.wav", preset: preset, blockFrames: 333, meter: true)
+        request.tagEdits = [("title", "Kept")]
+        let capture = RenderCapture()
+        let first = try OfflineRenderer.render(request, measureOnly: true, capture: capture)
+        let gain = Float(pow(10, -4.5 / 20))
+        let written = try OfflineRenderer.write((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount,
+                                                sampleRate: first.sampleRate, gain: gain, request: request, renderedBy: first)
+        var rendered = request
+        rendered.outputPath = dir + "/rendered.wav"; rendered.blockFrames = 1024
+        rendered.preset = try PresetDecoder.decode(Data(#"{"version":1,"name":"p","chain":[{"type":"peak","frequency":440,"gain":6,"q":1},{"type":"pan"},{"type":"gain","gain":-4.5}]}"#.utf8))
+        let reference = try OfflineRenderer.render(rendered)
+        let a = try Data(contentsOf: URL(fileURLWithPath: dir + "/memory.wav")), b = try Data(contentsOf: URL(fileURLWithPath: dir + "/rendered.wav"))
+        #expect(a == b, "the written file is the render, byte for byte")
+        #expect(written.frames == reference.frames && written.inputChannels == 1 && written.outputChannels == 2)
+        #expect(written.loudness?.integratedLUFS == reference.loudness?.integratedLUFS && written.truePeak == reference.truePeak)
+        #expect(written.tags.fields.contains { $0.value == "Kept" })
+    }
+
     @Test func formatFromExtension() throws {
         #expect(SoundFileFormat(extension: "WAV") == .wav && SoundFileFormat(extension: "aif") == .aiff && SoundFileFormat(extension: "xyz") == nil)
         let p = Preset(name: "x", form: .chain([]))

@@ -10,10 +10,9 @@ import Foundation
 /// gain that frame needs is r[n] = min(1, ceiling / peak). Three stages turn it into a smooth
 /// gain that is never above what any nearby peak needs:
 ///
-/// 1. a running minimum of r over H = L + 32 frames (L: lookahead frames), by van Herk and
-///    Gil-Werman's method (segments of H frames at fixed frame numbers; the minimum of the
-///    previous segment's tail, kept as suffix minima, and of the current segment's head: two
-///    comparisons a frame, no branches on the data),
+/// 1. a running minimum of r over H = L + 32 frames (L: lookahead frames), taken as the gain
+///    the running maximum of the peaks over H needs (a ``PeakHold``: the gain a peak needs falls
+///    as the peak rises, so the two are the same number),
 /// 2. a moving average of that over L frames — a ramp down that starts L frames before the
 ///    peak; each held gain is rounded to a multiple of 2⁻³⁸ first, so the running sum is exact,
 /// 3. a release: the gain rises toward the average with time constant `release` in dB (it
@@ -67,19 +66,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
     let ceiling: Float
     let releaseCoefficient: Float
     let detector: InterSamplePeakDetector
-    /// Per row: the current segment's needed gains (H), the previous segment's suffix minima
-    /// (H + 1, the last a 1).
-    let segment: UnsafeMutablePointer<Float>
-    let suffix: UnsafeMutablePointer<Float>
+    /// Per row: the running maximum of its peaks over H frames.
+    let holds: UnsafeMutablePointer<PeakHold>
     /// Per row: the average's history (the last L held gains, then room for a block's) and its
     /// sum. Each held gain is rounded to a multiple of 2⁻³⁸ (``quantum``) first, so every sum of
     /// them is exact in `Double` (L ≤ 7680 < 2¹³): no rounding carried, L ones sum to L again.
     let history: UnsafeMutablePointer<Double>
     let sums: UnsafeMutablePointer<Double>
-    /// Per row: the position in the segment.
-    let positions: UnsafeMutablePointer<Int>
-    /// Per row: [0] the segment's running minimum so far, [1] d = log₂ gain − log₂ average and
-    /// [2] log₂ average, of the last frame.
+    /// Per row: [0] unused, [1] d = log₂ gain − log₂ average and [2] log₂ average, of the last frame.
     let levels: UnsafeMutablePointer<Float>
     /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
     static let quantum: Double = 16384
@@ -103,15 +97,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
         ceiling = Float(pow(10, (settings.ceilingDB - settings.marginDB) / 20))
         releaseCoefficient = settings.releaseSeconds > 0 ? Float(exp(-1 / (settings.releaseSeconds * sampleRate))) : 0
         detector = InterSamplePeakDetector(channelCount: channelCount)
-        segment = .allocate(capacity: channelCount * holdFrames)
-        segment.initialize(repeating: 1, count: channelCount * holdFrames)
-        suffix = .allocate(capacity: channelCount * (holdFrames + 1))
-        suffix.initialize(repeating: 1, count: channelCount * (holdFrames + 1))
+        holds = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { (holds + c).initialize(to: PeakHold(span: holdFrames)) }
         precondition(lookaheadFrames < 8192)  // the average's exact sums
         history = .allocate(capacity: channelCount * (lookaheadFrames + maximumBlockFrames))
         history.initialize(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
-        positions = .allocate(capacity: channelCount)
-        positions.initialize(repeating: 0, count: channelCount)
         levels = .allocate(capacity: 3 * channelCount)
         levels.initialize(repeating: 0, count: 3 * channelCount)
         sums = .allocate(capacity: channelCount)
@@ -129,19 +119,18 @@ public struct TruePeakLimiter: @unchecked Sendable {
     }
 
     public func deallocate() {
-        detector.deallocate(); segment.deallocate(); suffix.deallocate(); history.deallocate()
-        positions.deallocate(); levels.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
+        for c in 0..<channelCount { holds[c].deallocate() }
+        detector.deallocate(); holds.deallocate(); history.deallocate()
+        levels.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
     public func reset() {
         detector.reset(); delay.reset()
-        segment.update(repeating: 1, count: channelCount * holdFrames)
-        suffix.update(repeating: 1, count: channelCount * (holdFrames + 1))
         history.update(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
         for c in 0..<channelCount {
-            positions[c] = 0
-            levels[3 * c] = 1; levels[3 * c + 1] = 0; levels[3 * c + 2] = 0
+            holds[c].reset()
+            levels[3 * c] = 0; levels[3 * c + 1] = 0; levels[3 * c + 2] = 0
             sums[c] = Double(lookaheadFrames)
         }
     }
@@ -155,14 +144,12 @@ public struct TruePeakLimiter: @unchecked Sendable {
         detector.copyState(from: previous.detector)
         delay.copyState(from: previous.delay)
         // A shared gain lives in row 0: every row continues from it.
-        let h = holdFrames, l = lookaheadFrames
+        let l = lookaheadFrames
         for c in 0..<channelCount {
             let from = previous.sharedGain ? 0 : c
-            for k in 0..<h { segment[c * h + k] = previous.segment[from * h + k] }
-            for k in 0..<(h + 1) { suffix[c * (h + 1) + k] = previous.suffix[from * (h + 1) + k] }
+            holds[c].copyState(from: previous.holds[from])
             // (Only the last L of the history carry over; the rest is a block's room.)
             for k in 0..<l { history[c * (l + maximumBlockFrames) + k] = previous.history[from * (l + previous.maximumBlockFrames) + k] }
-            positions[c] = previous.positions[from]
             for k in 0..<3 { levels[3 * c + k] = previous.levels[3 * from + k] }
             sums[c] = previous.sums[from]
         }
@@ -214,6 +201,32 @@ public struct TruePeakLimiter: @unchecked Sendable {
         limit(channels, frameCount: frameCount)
     }
 
+    /// Each gain row's peak of each frame: with a shared gain the loudest channel's, else
+    /// `link` × the loudest + (1 − `link`) × the row's own. `peaks[c · stride + i]` per
+    /// channel in, `rows[r · rowStride + i]` out (one row with a shared gain, else one per
+    /// channel). What ``gains(fromHeldPeaks:stride:frameCount:)`` needs, before the hold.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func rowPeaks(_ peaks: UnsafePointer<Float>, stride: Int, frameCount n: Int, into rows: UnsafeMutablePointer<Float>, rowStride: Int) {
+        let loudest = rows  // row 0 first holds the loudest channel's
+        for i in 0..<n { loudest[i] = peaks[i] }
+        for c in 1..<max(1, channelCount) { let p = peaks + c * stride; for i in 0..<n { loudest[i] = max(loudest[i], p[i]) } }
+        guard !sharedGain else { return }
+        let link = Float(settings.link)
+        for c in (0..<channelCount).reversed() {  // row 0 (the loudest) last
+            let own = peaks + c * stride, row = rows + c * rowStride
+            for i in 0..<n { row[i] = link * loudest[i] + (1 - link) * own[i] }
+        }
+    }
+
+    /// Gain rows (1 with a shared gain, else one per channel).
+    public var gainRows: Int { sharedGain ? 1 : channelCount }
+
+    /// The frames a row's peak is held over (H): a caller holding peaks itself gives each
+    /// row's ``rowPeaks(_:stride:frameCount:into:rowStride:)`` to a ``PeakHold`` of this span.
+    public var holdSpan: Int { holdFrames }
+
     /// Stages 2 and 3 on the peaks in the scratch's first rows.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
@@ -221,50 +234,67 @@ public struct TruePeakLimiter: @unchecked Sendable {
     func limit(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let stride = maximumBlockFrames, n = frameCount
         let peaks = scratch, gains = scratch + channelCount * stride
-        let loudest = scratch + 2 * channelCount * stride, work = loudest + stride, steps = work + stride
-        // The loudest channel's peak of each frame.
-        for i in 0..<n { loudest[i] = peaks[i] }
-        for c in 1..<max(1, channelCount) { let p = peaks + c * stride; for i in 0..<n { loudest[i] = max(loudest[i], p[i]) } }
-        let rows = sharedGain ? 1 : channelCount
+        let rows = gainRows
+        rowPeaks(peaks, stride: stride, frameCount: n, into: gains, rowStride: stride)
         // At rest — nothing in this block over the ceiling, and every row settled at unity —
-        // every gain is 1: only the positions move on.
-        if atRest(rows: rows, loudest: loudest, frameCount: n) {
+        // every gain is 1: only the holds move on.
+        if atRest(rows: rows, rowPeaks: gains, frameCount: n) {
             for c in 0..<rows {
-                skipAtRest(row: c, frameCount: n)
+                holds[c].skipQuiet(count: n)
                 let g = gains + c * stride
                 for i in 0..<n { g[i] = 1 }
             }
-            delay.process(channels, frameCount: n)
-            return
+        } else {
+            // 1. Each row's peak held over H frames, in place; 2. and 3. the gains from them.
+            for c in 0..<rows { holds[c].process(gains + c * stride, into: gains + c * stride, count: n) }
+            smoothHeldPeaks(gains, stride: stride, frameCount: n)
         }
-        // 2. Per row: needed gain, running minimum, moving average, release.
-        let ceiling = ceiling, alpha = releaseCoefficient, link = Float(settings.link)
-        let h = holdFrames, length = lookaheadFrames
-        for c in 0..<rows {
-            let seg = segment + c * h, suf = suffix + c * (h + 1), g = gains + c * stride
-            // The gain each frame needs: r = min(1, ceiling / peak).
-            if sharedGain {
-                for i in 0..<n { let p = loudest[i]; work[i] = p > ceiling ? ceiling / p : 1 }
-            } else {
-                let own = peaks + c * stride
-                for i in 0..<n { let p = link * loudest[i] + (1 - link) * own[i]; work[i] = p > ceiling ? ceiling / p : 1 }
+        // The delayed audio times the gain.
+        delay.process(channels, frameCount: n)
+        for c in 0..<channelCount {
+            let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
+            for i in 0..<n { p[i] *= g[i] }
+        }
+    }
+
+    /// The limiter's gains for `frameCount` frames (≤ `maximumBlockFrames`) from each gain
+    /// row's held peak — ``rowPeaks(_:stride:frameCount:into:rowStride:)`` through a
+    /// ``PeakHold`` of ``holdSpan`` frames — at `held[r · stride + i]`, in place. The limiter's
+    /// output for those frames is its input delayed by ``latencyFrames`` times these gains; the
+    /// audio and the limiter's own detector, holds and delay are not touched. For a caller that
+    /// holds the peaks of a whole file once and runs the limiter at several gains (`--normalize`'s
+    /// trials: the held peaks of g·x are g times those of x). Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func gains(fromHeldPeaks held: UnsafeMutablePointer<Float>, stride: Int, frameCount n: Int) {
+        let rows = gainRows, ceiling = ceiling
+        var settled = true
+        for c in 0..<rows where !(sums[c] == Double(lookaheadFrames) && levels[3 * c + 1] == 0 && levels[3 * c + 2] == 0) { settled = false }
+        if settled {
+            var quiet = true
+            for c in 0..<rows { let p = held + c * stride; for i in 0..<n where p[i] > ceiling { quiet = false } }
+            if quiet {
+                for c in 0..<rows { let g = held + c * stride; for i in 0..<n { g[i] = 1 } }
+                return
             }
-            // Running minimum over the last H frames (van Herk / Gil-Werman): frames at
-            // positions p+1…H−1 of the previous segment (its suffix minimum) and 0…p of this one.
-            var position = positions[c], head = levels[3 * c]
-            for i in 0..<n {
-                let v = work[i]
-                head = position == 0 ? v : min(head, v)
-                seg[position] = v
-                let held = min(suf[position + 1], head)
-                position += 1
-                if position == h {
-                    var m: Float = 1, j = h - 1
-                    while j >= 0 { m = min(m, seg[j]); suf[j] = m; j -= 1 }
-                    position = 0
-                }
-                g[i] = held
-            }
+        }
+        smoothHeldPeaks(held, stride: stride, frameCount: n)
+    }
+
+    /// Stages 2 and 3: held peaks in, gains out (in place), per row.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func smoothHeldPeaks(_ rowsIn: UnsafeMutablePointer<Float>, stride rowStride: Int, frameCount n: Int) {
+        let stride = maximumBlockFrames
+        let work = scratch + (2 * channelCount + 1) * stride, steps = work + stride
+        let ceiling = ceiling, alpha = releaseCoefficient
+        let length = lookaheadFrames
+        for c in 0..<gainRows {
+            let g = rowsIn + c * rowStride
+            // The gain the held peak needs: min(1, ceiling / peak) — the least any frame of the span needs.
+            for i in 0..<n { let p = g[i]; g[i] = p > ceiling ? ceiling / p : 1 }
             // Moving average over L frames: each held gain rounded to the quantum after the L
             // before it, then the running sum (exact) and the average.
             let past = history + c * (length + stride), q = Self.quantum
@@ -277,7 +307,6 @@ public struct TruePeakLimiter: @unchecked Sendable {
             }
             sums[c] = sum
             for k in 0..<length { past[k] = past[n + k] }
-            positions[c] = position; levels[3 * c] = head
             // Release, in log₂: a = log₂ average; d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])).
             Self.logarithms(g, into: work, count: n)
             var previous = levels[3 * c + 2], d = levels[3 * c + 1]
@@ -292,45 +321,25 @@ public struct TruePeakLimiter: @unchecked Sendable {
             // gain = average · 2^d, never above the average (the guarantee rests on the average).
             Self.releasedGains(g, steps: steps, count: n)
         }
-        // 3. The delayed audio times the gain.
-        delay.process(channels, frameCount: n)
-        for c in 0..<channelCount {
-            let p = channels[c], g = gains + (sharedGain ? 0 : c) * stride
-            for i in 0..<n { p[i] *= g[i] }
-        }
     }
 
-    /// True when no frame of the block is over the ceiling and every row is settled at unity:
-    /// the running minimum's segments all ones, the average's history all ones (its sum exactly
-    /// L), the gain at the average.
+    /// True when no row's peak in the block is over the ceiling and every row is settled at
+    /// unity: its hold quiet (every peak in it under the ceiling), the average's history all
+    /// ones (its sum exactly L), the gain at the average.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func atRest(rows: Int, loudest: UnsafePointer<Float>, frameCount: Int) -> Bool {
+    func atRest(rows: Int, rowPeaks: UnsafePointer<Float>, frameCount: Int) -> Bool {
+        let limit = ceiling
         for c in 0..<rows {
-            guard sums[c] == Double(lookaheadFrames), levels[3 * c] == 1, suffix[c * (holdFrames + 1)] == 1,
+            guard sums[c] == Double(lookaheadFrames), holds[c].isQuiet(under: limit),
                   levels[3 * c + 1] == 0, levels[3 * c + 2] == 0 else { return false }
         }
-        let limit = ceiling
-        for i in 0..<frameCount where loudest[i] > limit { return false }
-        return true
-    }
-
-    /// Moves row `c` on by `frameCount` frames of needed gain 1 (see `atRest`): the segment
-    /// takes ones, the positions advance.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
-    func skipAtRest(row c: Int, frameCount: Int) {
-        let h = holdFrames, seg = segment + c * h
-        var position = positions[c], left = frameCount
-        while left > 0 {
-            let step = min(left, h - position)
-            for k in position..<(position + step) { seg[k] = 1 }
-            position += step; left -= step
-            if position == h { position = 0 }  // a segment of ones: its suffix minima stay 1
+        for c in 0..<rows {
+            let p = rowPeaks + c * maximumBlockFrames
+            for i in 0..<frameCount where p[i] > limit { return false }
         }
-        positions[c] = position  // (the history's last L are ones already: they sum to L)
+        return true
     }
 
     /// `out[i] = log₂ x[i]`, in a loop the compiler vectorises (the same arithmetic in every

@@ -90,6 +90,21 @@ public struct LevelMeter {
         }
     }
 
+    /// The largest |x[i]| (0 for none), eight samples at a time on the IEEE bits with the sign
+    /// cleared, as `reduce` takes the peak (NaN counts as larger than any number).
+    public static func largestMagnitude(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        let raw = UnsafeRawPointer(x), magnitude = SIMD8<Int32>(repeating: 0x7FFF_FFFF)
+        var peakBits = SIMD8<Int32>(repeating: 0), i = 0
+        while i + 8 <= count {
+            let d = (raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Int32>.self) & magnitude) &- peakBits
+            peakBits = peakBits &+ (d & ~(d &>> 31))  // peakBits + max(d, 0)
+            i += 8
+        }
+        var p = Float(bitPattern: UInt32(bitPattern: peakBits.max()))
+        while i < count { p = max(p, abs(x[i])); i += 1 }
+        return p
+    }
+
     /// Peak and the count of |x| ≥ 1 over `count` samples; adds x² into `lanes` (lane j takes
     /// the samples at absolute position ≡ j mod 8; the first sample is at `phase`).
     #if TIMBRE_REALTIME_CHECKS
