@@ -9,6 +9,8 @@ public final class LoudnessAnalyzer {
     public let sampleRate: Double
     public let channelCount: Int
     let loudness: LoudnessMeter
+    /// The loudness meter has measured the audio already (it is not fed again).
+    let loudnessMeasured: Bool
     let levels: LevelMeter
     let truePeak: TruePeakMeter
 
@@ -17,6 +19,20 @@ public final class LoudnessAnalyzer {
     public init(sampleRate: Double, channelCount: Int, shortTermRateHz: Int = 10) {
         self.sampleRate = sampleRate; self.channelCount = channelCount
         loudness = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, shortTermRateHz: shortTermRateHz)
+        loudnessMeasured = false
+        levels = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
+        truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    /// An analyser whose loudness meter has measured the audio to come already: the levels and
+    /// the true peak are measured as it is fed, the loudness read from `measured` (which the
+    /// analyser takes over and frees). `--normalize` writes audio whose every sample a trial
+    /// measured, through the same code in the same order.
+    package init(sampleRate: Double, channelCount: Int, measured: LoudnessMeter) {
+        precondition(measured.channelCount == channelCount && measured.sampleRate == sampleRate)
+        self.sampleRate = sampleRate; self.channelCount = channelCount
+        loudness = measured
+        loudnessMeasured = true
         levels = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
         truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
     }
@@ -31,7 +47,7 @@ public final class LoudnessAnalyzer {
     /// The loudness and level meters alone: a render feeds the true-peak meter (``truePeak``)
     /// on another thread, in the same order.
     func processLoudnessAndLevels(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        loudness.process(channels, frameCount: frameCount)
+        if !loudnessMeasured { loudness.process(channels, frameCount: frameCount) }
         levels.process(channels, frameCount: frameCount)
     }
 

@@ -303,8 +303,10 @@ public enum OfflineRenderer {
 
     /// ``write(_:frameCount:sampleRate:gain:request:presetName:renderedBy:progress:)`` of the
     /// frames `source` delivers (the output's, at `sampleRate`).
+    /// `measured`: a loudness meter that has measured exactly these frames (taken over).
     package static func write(from source: TimelineSource, sampleRate: Double, request: RenderRequest, presetName: String = "preset",
-                              renderedBy first: RenderSummary, progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
+                              renderedBy first: RenderSummary, measured: LoudnessMeter? = nil,
+                              progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         var r = request
         r.preset = .none; r.combination = nil
         // The inputs' headers only: their tags, encoding and time reference.
@@ -313,7 +315,7 @@ public enum OfflineRenderer {
             do { readers.append(try SoundFileReader(path: path, raw: request.rawInput)) } catch { throw .file(error) }
         }
         var summary = try render(r, presetName: presetName, measureOnly: false, capture: nil, progress: progress,
-                                 readers: readers, timeline: source, source: source, outputRate: sampleRate, headersOnly: true)
+                                 readers: readers, timeline: source, source: source, outputRate: sampleRate, headersOnly: true, measured: measured)
         summary.inputChannels = first.inputChannels
         summary.warnings = first.warnings + summary.warnings
         summary.maximumGainReductionDB = first.maximumGainReductionDB
@@ -321,9 +323,10 @@ public enum OfflineRenderer {
     }
 
     /// `headersOnly`: the readers were opened for their headers (tags, encoding), not read.
+    /// `measured`: the output's loudness, measured already (see ``LoudnessAnalyzer``).
     static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, capture: RenderCapture?, progress: ((RenderProgress) -> Void)?,
                        readers: [SoundFileReader], timeline inputTimeline: TimelineSource?, source inputSource: FrameSource?,
-                       outputRate: Double, headersOnly: Bool = false) throws(RenderError) -> RenderSummary {
+                       outputRate: Double, headersOnly: Bool = false, measured: LoudnessMeter? = nil) throws(RenderError) -> RenderSummary {
         let reader = readers.first
         let inputEncoding = reader.flatMap { SampleEncoding(libsndfileFormat: $0.formatCode) }
         var preset = request.preset
@@ -387,7 +390,8 @@ public enum OfflineRenderer {
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
         }
-        let analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
+        let analyzer = measured.map { LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: $0) }
+            ?? (request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil)
 
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }

@@ -22,6 +22,9 @@ final class NormalizationTrials: @unchecked Sendable {
     private(set) var heldPeaks: LargeSampleBuffer?
     let latency: Int
     let rows: Int
+    /// Each trial's loudness meter, by gain, until ``keepMeter(gainDB:)``: the written pass's
+    /// audio is a trial's, sample for sample, and takes its loudness from that trial's meter.
+    private var meters: [Double: LoudnessMeter] = [:]
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
     /// one). Nil when it is not a limiter.
@@ -90,18 +93,35 @@ final class NormalizationTrials: @unchecked Sendable {
         if heldPeaks == nil && !findHeldPeaks() { return gainsDB.map { _ in -.infinity } }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: gainsDB.count)  // each trial its own slot
         defer { results.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in results[k] = run(gainDB: gainsDB[k]) }
+        nonisolated(unsafe) let used = UnsafeMutableBufferPointer<LoudnessMeter>.allocate(capacity: gainsDB.count)
+        defer { used.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in (used.baseAddress! + k).initialize(to: run(gainDB: gainsDB[k])) }
+        for (k, g) in gainsDB.enumerated() {
+            results[k] = used[k].integratedLUFS
+            if let replaced = meters.updateValue(used[k], forKey: g) { replaced.deallocate() }
+        }
         return Array(results)
     }
 
-    /// The integrated loudness of the capture after a gain of `gainDB` and the limiter.
-    private func run(gainDB: Double) -> Double {
+    /// Frees every trial's meter but the one at `gainDB`.
+    func keepMeter(gainDB: Double) {
+        for (g, m) in meters where g != gainDB { m.deallocate() }
+        meters = meters.filter { $0.key == gainDB }
+    }
+
+    /// The meter of the trial at `gainDB`, handed over (the caller frees it).
+    func takeMeter(gainDB: Double) -> LoudnessMeter? { meters.removeValue(forKey: gainDB) }
+
+    deinit { for m in meters.values { m.deallocate() } }
+
+    /// The capture after a gain of `gainDB` and the limiter, measured: the loudness meter.
+    private func run(gainDB: Double) -> LoudnessMeter {
         let channelCount = capture.channelCount
         let source = LimitedCaptureSource(self, gainDB: gainDB)
-        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, gatingBlocksOnly: true)
+        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
         let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
         let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        defer { meter.deallocate(); audio.deallocate(); rows.deallocate() }
+        defer { audio.deallocate(); rows.deallocate() }
         for c in 0..<channelCount { rows[c] = audio + c * block }
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
@@ -110,7 +130,7 @@ final class NormalizationTrials: @unchecked Sendable {
             if n == 0 { break }
             meter.process(rows, frameCount: n)
         }
-        return meter.integratedLUFS
+        return meter
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreDSP
 import TimbreEngine
 import TimbreFile
 
@@ -127,6 +128,7 @@ enum RenderRun {
         // memory already (a trial's output, or the capture times `gain`).
         var firstPass: RenderSummary?
         var written: TimelineSource?
+        var trialMeter: LoudnessMeter?  // the written audio's loudness, measured by its trial
         var capture: RenderCapture?
         func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(CLIError) -> RenderSummary {
             do {
@@ -190,6 +192,7 @@ enum RenderRun {
                     tried += try evaluate(next).filter { $0.reached.isFinite }
                     guard let best = tried.min(by: { abs($0.reached - n.targetLUFS) < abs($1.reached - n.targetLUFS) }) else { break }
                     gain = best.gain; predicted = best.reached
+                    trials?.keepMeter(gainDB: best.gain)
                     let shortfall = n.targetLUFS - best.reached
                     if abs(shortfall) <= 0.05 { break }
                     // Slope: between the two trials nearest the target.
@@ -204,7 +207,10 @@ enum RenderRun {
                 }
                 plan.gainDB = gain
                 // The file's audio is the winning trial's: the capture through the gain and limiter.
-                if let trials, trials.heldPeaks != nil { written = LimitedCaptureSource(trials, gainDB: gain) }
+                if let trials, trials.heldPeaks != nil {
+                    written = LimitedCaptureSource(trials, gainDB: gain)
+                    trialMeter = trials.takeMeter(gainDB: gain)
+                }
             } else if let capture, !capture.overflowed, capture.frameCount > 0 {
                 // A gain alone: the capture (the whole preset's output) times the gain.
                 written = MemoryFrameSource((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount, gain: Float(pow(10, gain / 20)))
@@ -223,7 +229,7 @@ enum RenderRun {
             if let written, let first = firstPass {
                 // The audio is in memory already: write it (no decoding, no preset).
                 summary = try OfflineRenderer.write(from: written, sampleRate: first.sampleRate, request: request, presetName: label,
-                                                    renderedBy: first, progress: report)
+                                                    renderedBy: first, measured: trialMeter, progress: report)
                 if let key = normalization?.limiterKey, let limited = written as? LimitedCaptureSource { summary.maximumGainReductionDB[key] = limited.limitingDB }
             } else {
                 summary = try OfflineRenderer.render(request, presetName: label, progress: report)

@@ -117,6 +117,31 @@ import TimbreTestSupport
         #expect(text.stdout.contains("true-peak limiter (up to") && text.stdout.contains("(target -16.0)"), "\(text.stdout)")
     }
 
+    /// The summary of a normalised render describes the file written: its loudness figures,
+    /// levels and true peak equal `timbre meter`'s reading of the output (to the 0.01 the JSON
+    /// rounds to; the file holds 24-bit samples) — whether the written pass took the loudness
+    /// from the trial whose audio it wrote (an inserted limiter, or the preset's own), or
+    /// measured the capture times the gain (no limiting).
+    @Test func normalizeSummaryIsTheWrittenFile() throws {
+        let d = try CLI.tempDir()
+        let input = try Self.normalizationMaterials(d)[0].path
+        for (target, preset) in [("-16", "flat"), ("-23", "flat"), ("-16", "podcast-voice")] {
+            let out = d + "/s\(target)\(preset).wav"
+            let r = try CLI.run(["render", input, "-o", out, "--preset", preset, "--normalize", target, "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let summary = Self.json(r.stdout)["loudness"] as? [String: Any] ?? [:]
+            let m = try CLI.run(["meter", out, "--json"])
+            let meter = (try? JSONSerialization.jsonObject(with: Data(m.stdout.utf8)) as? [[String: Any]])?.first ?? [:]
+            for key in ["integratedLUFS", "loudnessRangeLU", "maxMomentaryLUFS", "maxShortTermLUFS", "truePeakDBTP", "samplePeakDBFS"] {
+                let a = summary[key] as? Double ?? .nan, b = meter[key] as? Double ?? .nan
+                #expect(abs(a - b) <= 0.011, "\(preset) \(target): \(key) \(a) in the summary, \(b) measured")
+            }
+            let rms = { (o: [String: Any]) in ((o["channels"] as? [[String: Any]])?.first?["rmsDBFS"] as? Double) ?? .nan }
+            #expect(abs(rms(summary) - rms(meter)) <= 0.011, "\(preset) \(target): RMS \(rms(summary)) / \(rms(meter))")
+            print("normalised \(target) with \(preset): summary \(summary["integratedLUFS"] ?? "-") LUFS, range \(summary["loudnessRangeLU"] ?? "-"); meter \(meter["integratedLUFS"] ?? "-"), \(meter["loudnessRangeLU"] ?? "-")")
+        }
+    }
+
     /// A preset that ends with its own limiter gets the gain in front of it (not after it,
     /// where it would undo the limiting); linear mode adds no limiter and reports the
     /// shortfall as a warning (an error with --strict, nothing written); a batch counts the

@@ -27,8 +27,6 @@ public struct LoudnessMeter {
     public let sampleRate: Double
     public let channelCount: Int
     public let shortTermRateHz: Int
-    /// Only the gating blocks: see ``init(sampleRate:channelCount:shortTermRateHz:weights:gatingBlocksOnly:)``.
-    public let gatingBlocksOnly: Bool
     static let binsPerLU = 100.0, lowestLUFS = -70.0, highestLUFS = 10.0
     static var binCount: Int { Int((highestLUFS - lowestLUFS) * binsPerLU) }
     static let ringTicks = 300
@@ -52,14 +50,9 @@ public struct LoudnessMeter {
         case position = 0, nextTick, tickIndex, tickEnergy, momentary, shortTerm, maxMomentary, maxShortTerm, count
     }
 
-    /// `gatingBlocksOnly`: measure the integrated loudness alone — the 400 ms gating blocks every
-    /// 100 ms, no momentary reading between them, no short-term values, so no loudness range
-    /// (a tenth of the work at the end of each 10 ms tick; the integrated value is the same).
-    /// For a caller that only needs that figure many times over: `--normalize`'s trials.
-    public init(sampleRate: Double, channelCount: Int, shortTermRateHz: Int = 10, weights: [Double]? = nil, gatingBlocksOnly: Bool = false) {
+    public init(sampleRate: Double, channelCount: Int, shortTermRateHz: Int = 10, weights: [Double]? = nil) {
         precondition(channelCount >= 1 && [1, 2, 5, 10].contains(shortTermRateHz))
         self.sampleRate = sampleRate; self.channelCount = channelCount; self.shortTermRateHz = shortTermRateHz
-        self.gatingBlocksOnly = gatingBlocksOnly
         let (pre, rlb) = KWeighting.sections(sampleRate: sampleRate)
         coefficients = .allocate(capacity: 10)
         coefficients.initialize(from: [pre.b0, pre.b1, pre.b2, pre.a1, pre.a2, rlb.b0, rlb.b1, rlb.b2, rlb.a1, rlb.a2], count: 10)
@@ -172,10 +165,6 @@ public struct LoudnessMeter {
         let ticks = tick + 1
         scalars[Slot.tickIndex.rawValue] = Double(ticks)
         scalars[Slot.nextTick.rawValue] = (Double(ticks + 1) * sampleRate / 100).rounded()
-        if gatingBlocksOnly {
-            if ticks >= 40 && ticks % 10 == 0 { Self.add(meanEnergy(lastTicks: 40, through: tick), to: blockHistogram) }
-            return
-        }
         if ticks >= 40 {
             let m = meanEnergy(lastTicks: 40, through: tick)
             scalars[Slot.momentary.rawValue] = m
