@@ -15,7 +15,7 @@ Usage: bench-compare-batch.py path/to/timbre [files] [runs]
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, wave
 
-TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
 FILES = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 RATE, CHANNELS = 48000, 2

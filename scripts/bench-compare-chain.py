@@ -23,7 +23,7 @@ Usage: bench-compare-chain.py path/to/timbre [runs]
 import json, os, subprocess, sys, tempfile, time
 import statistics
 
-TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 work = tempfile.mkdtemp(prefix="timbre-chain-")
 import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends

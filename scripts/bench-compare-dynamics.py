@@ -39,7 +39,7 @@ Usage: bench-compare-dynamics.py path/to/timbre
 import json, os, resource, statistics, subprocess, sys, tempfile
 import numpy as np
 
-TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
 RUNS = 7
 RATE = 48000
 SECONDS = 300

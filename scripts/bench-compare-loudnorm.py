@@ -24,7 +24,7 @@ import json, os, re, statistics, subprocess, sys, tempfile, time
 import numpy as np
 from scipy.signal import resample_poly
 
-TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
 RUNS = 3
 work = tempfile.mkdtemp(prefix="timbre-loudnorm-")
 import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends

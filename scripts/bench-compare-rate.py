@@ -21,7 +21,7 @@ Usage: bench-compare-rate.py path/to/timbre
 import os, subprocess, sys, tempfile, time
 import numpy as np
 
-TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/timbre")
+TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
 RUNS = 5
 work = tempfile.mkdtemp(prefix="timbre-bench-")
 import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends

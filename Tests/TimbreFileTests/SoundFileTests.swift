@@ -183,13 +183,14 @@ import TimbreFile
     /// Writing audio held in memory (`--normalize`'s written pass) gives the file a render
     /// gives: the capture of a measuring render times a gain, written through
     /// `OfflineRenderer.write`, equals the render of the preset with that gain node appended,
-    /// bit for bit at 24 bits with dither (the dither's noise is the same wherever blocks
-    /// fall), with the input's tags and the first pass's input channel count.
+    /// bit for bit at 16 bits with TPDF dither (its noise is the same wherever the blocks fall:
+    /// the reference writes blocks of 5000 frames, the memory 4096), with the input's tags and
+    /// the first pass's input channel count.
     @Test func writingTheCaptureIsTheRender() throws {
         let dir = Self.tempDir()
         try Self.write(dir + "/in.wav", [Self.sine(30011, rate: 48000)], format: .wav, encoding: .pcm24, rate: 48000)
         let preset = try PresetDecoder.decode(Data(#"{"version":1,"name":"p","chain":[{"type":"peak","frequency":440,"gain":6,"q":1},{"type":"pan"}]}"#.utf8))
-        var request = RenderRequest(inputPath: dir + "/in.wav", outputPath: dir + "/memory.wav", preset: preset, blockFrames: 333, meter: true)
+        var request = RenderRequest(inputPath: dir + "/in.wav", outputPath: dir + "/memory.wav", preset: preset, blockFrames: 333, encoding: .pcm16, meter: true)
         request.tagEdits = [("title", "Kept")]
         let capture = RenderCapture()
         let first = try OfflineRenderer.render(request, measureOnly: true, capture: capture)
@@ -197,7 +198,7 @@ import TimbreFile
         let written = try OfflineRenderer.write((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount,
                                                 sampleRate: first.sampleRate, gain: gain, request: request, renderedBy: first)
         var rendered = request
-        rendered.outputPath = dir + "/rendered.wav"; rendered.blockFrames = 1024
+        rendered.outputPath = dir + "/rendered.wav"; rendered.blockFrames = 5000
         rendered.preset = try PresetDecoder.decode(Data(#"{"version":1,"name":"p","chain":[{"type":"peak","frequency":440,"gain":6,"q":1},{"type":"pan"},{"type":"gain","gain":-4.5}]}"#.utf8))
         let reference = try OfflineRenderer.render(rendered)
         let a = try Data(contentsOf: URL(fileURLWithPath: dir + "/memory.wav")), b = try Data(contentsOf: URL(fileURLWithPath: dir + "/rendered.wav"))

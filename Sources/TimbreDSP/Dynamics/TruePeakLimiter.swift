@@ -69,10 +69,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// Per row: the running maximum of its peaks over H frames.
     let holds: UnsafeMutablePointer<PeakHold>
     /// Per row: the average's history (the last L held gains, then room for a block's) and its
-    /// sum. Each held gain is rounded to a multiple of 2⁻³⁸ (``quantum``) first, so every sum of
-    /// them is exact in `Double` (L ≤ 7680 < 2¹³): no rounding carried, L ones sum to L again.
-    let history: UnsafeMutablePointer<Double>
-    let sums: UnsafeMutablePointer<Double>
+    /// sum, in units of 2⁻³⁸: each held gain is rounded to a multiple of 2⁻³⁸ (``quantum``), so
+    /// every sum of them is a whole number of units (L ≤ 7680 < 2¹³ ones: under 2⁵¹) — exact, no
+    /// rounding carried, L ones sum to L again — and the running sum is an integer addition
+    /// (one cycle a frame, where a `Double` one waits three or four).
+    let history: UnsafeMutablePointer<Int64>
+    let sums: UnsafeMutablePointer<Int64>
+    /// One unit of the history: 2⁻³⁸.
+    static let unit: Double = 0x1p-38
     /// Per row: [0] unused, [1] d = log₂ gain − log₂ average and [2] log₂ average, of the last frame.
     let levels: UnsafeMutablePointer<Float>
     /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
@@ -101,11 +105,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
         for c in 0..<channelCount { (holds + c).initialize(to: PeakHold(span: holdFrames)) }
         precondition(lookaheadFrames < 8192)  // the average's exact sums
         history = .allocate(capacity: channelCount * (lookaheadFrames + maximumBlockFrames))
-        history.initialize(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
+        history.initialize(repeating: 1 << 38, count: channelCount * (lookaheadFrames + maximumBlockFrames))
         levels = .allocate(capacity: 3 * channelCount)
         levels.initialize(repeating: 0, count: 3 * channelCount)
         sums = .allocate(capacity: channelCount)
-        sums.initialize(repeating: Double(lookaheadFrames), count: channelCount)
+        sums.initialize(repeating: Int64(lookaheadFrames) << 38, count: channelCount)
         scratch = .allocate(capacity: (2 * channelCount + 3) * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: (2 * channelCount + 3) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
@@ -127,11 +131,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// Back to silence: unity gain, empty detector and delay.
     public func reset() {
         detector.reset(); delay.reset()
-        history.update(repeating: 1, count: channelCount * (lookaheadFrames + maximumBlockFrames))
+        history.update(repeating: 1 << 38, count: channelCount * (lookaheadFrames + maximumBlockFrames))
         for c in 0..<channelCount {
             holds[c].reset()
             levels[3 * c] = 0; levels[3 * c + 1] = 0; levels[3 * c + 2] = 0
-            sums[c] = Double(lookaheadFrames)
+            sums[c] = Int64(lookaheadFrames) << 38
         }
     }
 
@@ -270,7 +274,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     public func gains(fromHeldPeaks held: UnsafeMutablePointer<Float>, stride: Int, frameCount n: Int) {
         let rows = gainRows, ceiling = ceiling
         var settled = true
-        for c in 0..<rows where !(sums[c] == Double(lookaheadFrames) && levels[3 * c + 1] == 0 && levels[3 * c + 2] == 0) { settled = false }
+        for c in 0..<rows where !(sums[c] == Int64(lookaheadFrames) << 38 && levels[3 * c + 1] == 0 && levels[3 * c + 2] == 0) { settled = false }
         if settled {
             var quiet = true
             for c in 0..<rows { let p = held + c * stride; for i in 0..<n where p[i] > ceiling { quiet = false } }
@@ -297,13 +301,13 @@ public struct TruePeakLimiter: @unchecked Sendable {
             for i in 0..<n { let p = g[i]; g[i] = p > ceiling ? ceiling / p : 1 }
             // Moving average over L frames: each held gain rounded to the quantum after the L
             // before it, then the running sum (exact) and the average.
-            let past = history + c * (length + stride), q = Self.quantum
-            for i in 0..<n { past[length + i] = (Double(g[i]) + q) - q }
+            let past = history + c * (length + stride), q = Self.quantum, units = 1 / Self.unit
+            for i in 0..<n { past[length + i] = Int64(((Double(g[i]) + q) - q) * units) }
             var sum = sums[c]
-            let full = Double(length), inverse = 1 / full
+            let full = Int64(length) << 38, inverse = 1 / Double(length), unit = Self.unit
             for i in 0..<n {
-                sum += past[length + i] - past[i]
-                g[i] = sum == full ? 1 : Float(sum * inverse)
+                sum &+= past[length + i] &- past[i]
+                g[i] = sum == full ? 1 : Float((Double(sum) * unit) * inverse)
             }
             sums[c] = sum
             for k in 0..<length { past[k] = past[n + k] }
@@ -332,7 +336,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     func atRest(rows: Int, rowPeaks: UnsafePointer<Float>, frameCount: Int) -> Bool {
         let limit = ceiling
         for c in 0..<rows {
-            guard sums[c] == Double(lookaheadFrames), holds[c].isQuiet(under: limit),
+            guard sums[c] == Int64(lookaheadFrames) << 38, holds[c].isQuiet(under: limit),
                   levels[3 * c + 1] == 0, levels[3 * c + 2] == 0 else { return false }
         }
         for c in 0..<rows {

@@ -119,24 +119,31 @@ public struct LoudnessMeter {
 
     /// Runs two channels through both K-weighting stages (transposed direct form II, `Double`,
     /// one channel a lane: their recursions are independent, so each one's latency hides the
-    /// other's) and adds each one's Σ z² to its running tick sum `[4]`. (b1·v + s2) is ready
-    /// before y: only a multiply and a subtraction follow y on the way to the next sample.
+    /// other's) and adds each one's Σ z² to its running tick sum `[4]`.
+    ///
+    /// The output is substituted into the state updates — s1 ← (b1 − a1·b0)·v + s2 − a1·s1,
+    /// s2 ← (b2 − a2·b0)·v − a2·s1, y = b0·v + s1 (the same filter; roundings differ by an ulp)
+    /// — so the recursion from one s1 to the next is a multiply and a subtraction (7 cycles
+    /// here), not an addition, a multiply and a subtraction through y (10): the meter runs
+    /// 30 % faster, and the output y is computed beside the recursion instead of inside it.
     @inline(__always)
     func filterAndSquare(_ x: UnsafeMutablePointer<Float>, _ w: UnsafeMutablePointer<Float>, count: Int,
                          states s: UnsafeMutablePointer<Double>, _ r: UnsafeMutablePointer<Double>) {
         let c = coefficients
-        let pb0 = c[0], pb1 = c[1], pb2 = c[2], pa1 = c[3], pa2 = c[4]
-        let rb0 = c[5], rb1 = c[6], rb2 = c[7], ra1 = c[8], ra2 = c[9]
+        let pb0 = c[0], pa1 = c[3], pa2 = c[4], pc1 = c[1] - c[3] * c[0], pc2 = c[2] - c[4] * c[0]
+        let rb0 = c[5], ra1 = c[8], ra2 = c[9], rc1 = c[6] - c[8] * c[5], rc2 = c[7] - c[9] * c[5]
         // Lane 0 the first channel, lane 1 the second.
         var s1 = SIMD2(s[0], r[0]), s2 = SIMD2(s[1], r[1]), t1 = SIMD2(s[2], r[2]), t2 = SIMD2(s[3], r[3]), sum = SIMD2(s[4], r[4])
         for i in 0..<count {
             let v = SIMD2(Double(x[i]), Double(w[i]))
             let y = pb0 * v + s1
-            s1 = (pb1 * v + s2) - pa1 * y
-            s2 = pb2 * v - pa2 * y
+            let nextS1 = (pc1 * v + s2) - pa1 * s1
+            s2 = pc2 * v - pa2 * s1
+            s1 = nextS1
             let z = rb0 * y + t1
-            t1 = (rb1 * y + t2) - ra1 * z
-            t2 = rb2 * y - ra2 * z
+            let nextT1 = (rc1 * y + t2) - ra1 * t1
+            t2 = rc2 * y - ra2 * t1
+            t1 = nextT1
             sum += z * z
         }
         Self.flushDenormals(s, s1[0], s2[0], t1[0], t2[0], sum[0])
