@@ -139,7 +139,7 @@ public final class SoundFileWriter {
             }
         }
         if let q = quantizationScale, dither != nil, ditherOnlyOffGrid, !ditherEngaged {
-            for i in 0..<need where (interleaved[i] * q).rounded() != interleaved[i] * q { ditherEngaged = true; break }
+            for i in 0..<need where Self.roundedHalfAway(interleaved[i] * q) != interleaved[i] * q { ditherEngaged = true; break }
         }
         if !ditherOnlyOffGrid || ditherEngaged { dither?.apply(interleaved, count: need) }
         if let q = quantizationScale {

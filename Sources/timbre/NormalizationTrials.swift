@@ -32,9 +32,10 @@ final class NormalizationTrials: @unchecked Sendable {
         guard let s = limiter.kind.settings(as: LimiterSettings.self) else { return nil }
         self.capture = capture; self.sampleRate = sampleRate; settings = s.kernelSettings
         block = max(blockFrames, 4096)
-        let lookahead = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
-        latency = TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: settings.samplePeak)
-        rows = capture.channelCount == 1 || settings.link >= 1 ? 1 : capture.channelCount
+        // The limiter's own latency and gain rows (one when linked), from one made as the trials make theirs.
+        let probe = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: capture.channelCount, maximumBlockFrames: 1)
+        latency = probe.latencyFrames; rows = probe.gainRows
+        probe.deallocate()
     }
 
     /// A limiter as the trials and the written pass run it.
@@ -91,16 +92,14 @@ final class NormalizationTrials: @unchecked Sendable {
     /// ``run(gainDB:)`` for each gain, two at a time on two threads.
     func run(gainsDB: [Double]) -> [Double] {
         if heldPeaks == nil && !findHeldPeaks() { return gainsDB.map { _ in -.infinity } }
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: gainsDB.count)  // each trial its own slot
-        defer { results.deallocate() }
-        nonisolated(unsafe) let used = UnsafeMutableBufferPointer<LoudnessMeter>.allocate(capacity: gainsDB.count)
-        defer { used.deallocate() }
-        DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in (used.baseAddress! + k).initialize(to: run(gainDB: gainsDB[k])) }
+        // Each trial its own slot.
+        nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<LoudnessMeter>.allocate(capacity: gainsDB.count)
+        defer { measured.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in (measured.baseAddress! + k).initialize(to: run(gainDB: gainsDB[k])) }
         for (k, g) in gainsDB.enumerated() {
-            results[k] = used[k].integratedLUFS
-            if let replaced = meters.updateValue(used[k], forKey: g) { replaced.deallocate() }
+            if let replaced = meters.updateValue(measured[k], forKey: g) { replaced.deallocate() }
         }
-        return Array(results)
+        return measured.map(\.integratedLUFS)
     }
 
     /// Frees every trial's meter but the one at `gainDB`.
@@ -110,7 +109,7 @@ final class NormalizationTrials: @unchecked Sendable {
     }
 
     /// The meter of the trial at `gainDB`, handed over (the caller frees it).
-    func takeMeter(gainDB: Double) -> LoudnessMeter? { meters.removeValue(forKey: gainDB) }
+    fileprivate func takeMeter(gainDB: Double) -> LoudnessMeter? { meters.removeValue(forKey: gainDB) }
 
     deinit { for m in meters.values { m.deallocate() } }
 
@@ -142,6 +141,7 @@ final class NormalizationTrials: @unchecked Sendable {
 final class LimitedCaptureSource: TimelineSource {
     let trials: NormalizationTrials
     let channelCount: Int
+    let gainDB: Double
     let gain: Float
     let limiter: TruePeakLimiter
     /// A block of gains, one row per gain row.
@@ -156,12 +156,16 @@ final class LimitedCaptureSource: TimelineSource {
     init(_ trials: NormalizationTrials, gainDB: Double) {
         precondition(trials.heldPeaks != nil)
         self.trials = trials; channelCount = trials.capture.channelCount
-        gain = Float(pow(10, gainDB / 20))
+        self.gainDB = gainDB; gain = Float(pow(10, gainDB / 20))
         limiter = trials.makeLimiter()
         gains = .allocate(capacity: trials.rows * trials.block)
     }
 
     deinit { limiter.deallocate(); gains.deallocate() }
+
+    /// The loudness meter of the trial that read this gain, handed over (nil if that trial was
+    /// not the last one kept): it has measured every frame this source delivers.
+    func takeTrialMeter() -> LoudnessMeter? { trials.takeMeter(gainDB: gainDB) }
 
     var expectedFrames: Int64 { Int64(trials.capture.frameCount) }
 

@@ -1,5 +1,4 @@
 import Foundation
-import TimbreDSP
 import TimbreEngine
 import TimbreFile
 
@@ -128,7 +127,6 @@ enum RenderRun {
         // memory already (a trial's output, or the capture times `gain`).
         var firstPass: RenderSummary?
         var written: TimelineSource?
-        var trialMeter: LoudnessMeter?  // the written audio's loudness, measured by its trial
         var capture: RenderCapture?
         func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(CLIError) -> RenderSummary {
             do {
@@ -207,10 +205,7 @@ enum RenderRun {
                 }
                 plan.gainDB = gain
                 // The file's audio is the winning trial's: the capture through the gain and limiter.
-                if let trials, trials.heldPeaks != nil {
-                    written = LimitedCaptureSource(trials, gainDB: gain)
-                    trialMeter = trials.takeMeter(gainDB: gain)
-                }
+                if let trials, trials.heldPeaks != nil { written = LimitedCaptureSource(trials, gainDB: gain) }
             } else if let capture, !capture.overflowed, capture.frameCount > 0 {
                 // A gain alone: the capture (the whole preset's output) times the gain.
                 written = MemoryFrameSource((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount, gain: Float(pow(10, gain / 20)))
@@ -227,10 +222,12 @@ enum RenderRun {
         do {
             let report = { (p: RenderProgress) -> Void in progress?(normalization == nil ? p.fraction : 0.8 + p.fraction * 0.2, p) ?? () }
             if let written, let first = firstPass {
-                // The audio is in memory already: write it (no decoding, no preset).
+                // The audio is in memory already: write it (no decoding, no preset). A trial's
+                // audio comes with that trial's loudness meter.
+                let limited = written as? LimitedCaptureSource
                 summary = try OfflineRenderer.write(from: written, sampleRate: first.sampleRate, request: request, presetName: label,
-                                                    renderedBy: first, measured: trialMeter, progress: report)
-                if let key = normalization?.limiterKey, let limited = written as? LimitedCaptureSource { summary.maximumGainReductionDB[key] = limited.limitingDB }
+                                                    renderedBy: first, measured: limited?.takeTrialMeter(), progress: report)
+                if let key = normalization?.limiterKey, let limited { summary.maximumGainReductionDB[key] = limited.limitingDB }
             } else {
                 summary = try OfflineRenderer.render(request, presetName: label, progress: report)
             }

@@ -167,6 +167,18 @@ import TimbreTestSignals
         #expect(early.allSatisfy { $0 > 0 }, "without the history the first warm-up frames must differ (else the check proves nothing)")
     }
 
+    /// `count` rounds of quiet noise (±0.05), loud noise (±0.6) and an fs/4 sine at 45° whose
+    /// crests lie between its samples (amplitude 0.5, 0.55, …): material a limiter must work on.
+    static func burstsAndCrests(_ count: Int, quiet: Int, loud: Int, crest: Int, using rng: inout SeededRandom) -> [Float] {
+        var x: [Float] = []
+        for burst in 0..<count {
+            x += (0..<quiet).map { _ in Float.random(in: -0.05...0.05, using: &rng) }
+            x += (0..<loud).map { _ in Float.random(in: -0.6...0.6, using: &rng) }
+            x += Signals.sine(crest, hz: 12000, amplitude: 0.5 + 0.05 * Double(burst), rate: 48000, phase: Double.pi / 4)
+        }
+        return x
+    }
+
     /// A limiter handed its peaks (what `--normalize`'s trials do: the capture's peaks found
     /// once, times each trial's gain) limits as it does with its own detector: on sample peak
     /// bit for bit (|g·x| = g·|x|), on true peak within 2e-6 of full scale (the filter's
@@ -175,12 +187,7 @@ import TimbreTestSignals
     @Test(arguments: [false, true])
     func limiterWithGivenPeaksLimitsAsItself(samplePeak: Bool) {
         var rng = SeededRandom(seed: 21)
-        var x: [Float] = []
-        for burst in 0..<4 {
-            x += (0..<9_000).map { _ in Float.random(in: -0.05...0.05, using: &rng) }
-            x += (0..<6_000).map { _ in Float.random(in: -0.6...0.6, using: &rng) }
-            x += Signals.sine(6_000, hz: 12000, amplitude: 0.5 + 0.05 * Double(burst), rate: 48000, phase: Double.pi / 4)
-        }
+        let x = Self.burstsAndCrests(4, quiet: 9_000, loud: 6_000, crest: 6_000, using: &rng)
         let left = x, right = x.map { $0 * 0.8 }, gain = Float(pow(10, 8.0 / 20)), block = 1500
         // The peaks of the unscaled signal, as the limiter's detector (or |x|) finds them.
         var peaks = [[Float]](repeating: [Float](repeating: 0, count: x.count), count: 2)
@@ -238,12 +245,7 @@ import TimbreTestSignals
     @Test(arguments: [(1.0, false), (0.5, false), (0.0, false), (1.0, true), (0.5, true)])
     func limiterFromHeldPeaksIsTheLimiter(link: Double, samplePeak: Bool) {
         var rng = SeededRandom(seed: 33)
-        var x: [Float] = []
-        for burst in 0..<3 {
-            x += (0..<7_000).map { _ in Float.random(in: -0.05...0.05, using: &rng) }
-            x += (0..<5_000).map { _ in Float.random(in: -0.6...0.6, using: &rng) }
-            x += Signals.sine(5_000, hz: 12000, amplitude: 0.5 + 0.05 * Double(burst), rate: 48000, phase: Double.pi / 4)
-        }
+        let x = Self.burstsAndCrests(3, quiet: 7_000, loud: 5_000, crest: 5_000, using: &rng)
         let gain = Float(pow(10, 8.0 / 20)), block = 1200
         let input = [x.map { $0 * gain }, x.reversed().map { $0 * gain * 0.7 }]
         let settings = TruePeakLimiter.Settings(ceilingDB: -1, link: link, samplePeak: samplePeak)
@@ -291,6 +293,37 @@ import TimbreTestSignals
         print("limiter from held peaks (link \(link), \(samplePeak ? "sample" : "true") peak): \(differences) samples differ; \(reduction) limited")
         #expect(differences == [0, 0])
         #expect(reduction.allSatisfy { $0 > 1000 }, "the limiter must have worked")
+    }
+
+    /// After a block of NaN and infinity, `clearNonFinite` (what the plan calls when a block
+    /// came out non-finite) leaves nothing of it: the next block — a loud stereo burst 8 dB into
+    /// −1 dBTP — comes out finite, under the ceiling and not silenced: its loudest sample
+    /// within 7 dB of the ceiling (with an infinity left in the holds the gain stayed near 0:
+    /// −143 dBFS measured with the holds and the detector left uncleared), true and sample peak.
+    @Test(arguments: [false, true])
+    func limiterForgetsNonFiniteInput(samplePeak: Bool) {
+        let block = 2048
+        let limiter = TruePeakLimiter(settings: TruePeakLimiter.Settings(ceilingDB: -1, samplePeak: samplePeak), sampleRate: 48000, channelCount: 2, maximumBlockFrames: block)
+        defer { limiter.deallocate() }
+        var rng = SeededRandom(seed: 8)
+        func run(_ l: inout [Float], _ r: inout [Float]) {
+            l.withUnsafeMutableBufferPointer { a in r.withUnsafeMutableBufferPointer { b in
+                var rows = [a.baseAddress!, b.baseAddress!]
+                limiter.process(&rows, frameCount: block)
+            } }
+        }
+        var l = (0..<block).map { i -> Float in i % 3 == 0 ? .infinity : .nan }, r = l
+        run(&l, &r)
+        limiter.clearNonFinite()
+        let gain = Float(pow(10, 8.0 / 20))
+        var highest: Float = 0, finite = true
+        for _ in 0..<3 {
+            var a = (0..<block).map { _ in Float.random(in: -0.9...0.9, using: &rng) * gain }, b = a.map { $0 * 0.8 }
+            run(&a, &b)
+            for v in a + b { finite = finite && v.isFinite; highest = max(highest, abs(v)) }
+        }
+        print("limiter (\(samplePeak ? "sample" : "true") peak) after a non-finite block: finite \(finite), highest \(20 * log10(highest)) dBFS")
+        #expect(finite && highest <= Float(pow(10, -1.0 / 20)) && highest > Float(pow(10, -8.0 / 20)))
     }
 
     /// The meter skips stretches that cannot raise the peak it has found, but not one whose

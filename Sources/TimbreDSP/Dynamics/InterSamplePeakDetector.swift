@@ -37,6 +37,12 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
 
     public func reset() { state.update(repeating: 0, count: channelCount * TruePeakMeter.stateSize) }
 
+    /// True when NaN or an infinity is in the samples and magnitudes carried (``reset()`` clears them).
+    public var hasNonFiniteState: Bool {
+        for k in 0..<(channelCount * TruePeakMeter.stateSize) where !state[k].isFinite { return true }
+        return false
+    }
+
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

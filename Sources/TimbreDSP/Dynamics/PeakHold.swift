@@ -75,6 +75,13 @@ public struct PeakHold: @unchecked Sendable {
         state[0] = position; state[1] = Int(head.bitPattern)
     }
 
+    /// True when NaN or an infinity is in the history (``reset()`` clears it).
+    public var hasNonFiniteState: Bool {
+        if !Float(bitPattern: UInt32(truncatingIfNeeded: state[1])).isFinite { return true }
+        for k in 0..<span where !segment[k].isFinite || !suffix[k].isFinite { return true }
+        return false
+    }
+
     /// True when every value in the history is at or under `limit`.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

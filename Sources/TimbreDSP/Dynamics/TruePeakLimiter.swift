@@ -77,12 +77,12 @@ public struct TruePeakLimiter: @unchecked Sendable {
     let sums: UnsafeMutablePointer<Int64>
     /// One unit of the history: 2⁻³⁸.
     static let unit: Double = 0x1p-38
-    /// Per row: [0] unused, [1] d = log₂ gain − log₂ average and [2] log₂ average, of the last frame.
+    /// Per row: [0] d = log₂ gain − log₂ average and [1] log₂ average, of the last frame.
     let levels: UnsafeMutablePointer<Float>
     /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
     static let quantum: Double = 16384
-    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then three rows
-    /// of work: the loudest channel of each frame, and two for a row's stages.
+    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then two rows
+    /// of work for a row's stages.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
 
@@ -106,12 +106,12 @@ public struct TruePeakLimiter: @unchecked Sendable {
         precondition(lookaheadFrames < 8192)  // the average's exact sums
         history = .allocate(capacity: channelCount * (lookaheadFrames + maximumBlockFrames))
         history.initialize(repeating: 1 << 38, count: channelCount * (lookaheadFrames + maximumBlockFrames))
-        levels = .allocate(capacity: 3 * channelCount)
-        levels.initialize(repeating: 0, count: 3 * channelCount)
+        levels = .allocate(capacity: 2 * channelCount)
+        levels.initialize(repeating: 0, count: 2 * channelCount)
         sums = .allocate(capacity: channelCount)
         sums.initialize(repeating: Int64(lookaheadFrames) << 38, count: channelCount)
-        scratch = .allocate(capacity: (2 * channelCount + 3) * maximumBlockFrames)
-        scratch.initialize(repeating: 0, count: (2 * channelCount + 3) * maximumBlockFrames)
+        scratch = .allocate(capacity: (2 * channelCount + 2) * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: (2 * channelCount + 2) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
         reset()
     }
@@ -134,7 +134,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         history.update(repeating: 1 << 38, count: channelCount * (lookaheadFrames + maximumBlockFrames))
         for c in 0..<channelCount {
             holds[c].reset()
-            levels[3 * c] = 0; levels[3 * c + 1] = 0; levels[3 * c + 2] = 0
+            levels[2 * c] = 0; levels[2 * c + 1] = 0
             sums[c] = Int64(lookaheadFrames) << 38
         }
     }
@@ -154,19 +154,22 @@ public struct TruePeakLimiter: @unchecked Sendable {
             holds[c].copyState(from: previous.holds[from])
             // (Only the last L of the history carry over; the rest is a block's room.)
             for k in 0..<l { history[c * (l + maximumBlockFrames) + k] = previous.history[from * (l + previous.maximumBlockFrames) + k] }
-            for k in 0..<3 { levels[3 * c + k] = previous.levels[3 * from + k] }
+            for k in 0..<2 { levels[2 * c + k] = previous.levels[2 * from + k] }
             sums[c] = previous.sums[from]
         }
     }
 
-    /// Sets NaN and infinity in the memory to zero (gains to 1). Real-time safe.
+    /// Sets NaN and infinity in the memory to zero (gains to 1): the delayed audio, the
+    /// detector's carried samples, the holds and the smoothing. Real-time safe.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func clearNonFinite() {
         if delay.hasNonFiniteState { delay.reset() }
+        if detector.hasNonFiniteState { detector.reset() }
         var bad = false
-        for k in 0..<(3 * channelCount) where !levels[k].isFinite { bad = true }
+        for k in 0..<(2 * channelCount) where !levels[k].isFinite { bad = true }
+        for c in 0..<channelCount where holds[c].hasNonFiniteState { bad = true }
         if bad { reset() }
     }
 
@@ -272,18 +275,11 @@ public struct TruePeakLimiter: @unchecked Sendable {
     @_noLocks
     #endif
     public func gains(fromHeldPeaks held: UnsafeMutablePointer<Float>, stride: Int, frameCount n: Int) {
-        let rows = gainRows, ceiling = ceiling
-        var settled = true
-        for c in 0..<rows where !(sums[c] == Int64(lookaheadFrames) << 38 && levels[3 * c + 1] == 0 && levels[3 * c + 2] == 0) { settled = false }
-        if settled {
-            var quiet = true
-            for c in 0..<rows { let p = held + c * stride; for i in 0..<n where p[i] > ceiling { quiet = false } }
-            if quiet {
-                for c in 0..<rows { let g = held + c * stride; for i in 0..<n { g[i] = 1 } }
-                return
-            }
+        if smoothingAtRest(peaks: held, stride: stride, frameCount: n) {
+            for c in 0..<gainRows { let g = held + c * stride; for i in 0..<n { g[i] = 1 } }
+        } else {
+            smoothHeldPeaks(held, stride: stride, frameCount: n)
         }
-        smoothHeldPeaks(held, stride: stride, frameCount: n)
     }
 
     /// Stages 2 and 3: held peaks in, gains out (in place), per row.
@@ -292,7 +288,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
     #endif
     func smoothHeldPeaks(_ rowsIn: UnsafeMutablePointer<Float>, stride rowStride: Int, frameCount n: Int) {
         let stride = maximumBlockFrames
-        let work = scratch + (2 * channelCount + 1) * stride, steps = work + stride
+        let work = scratch + 2 * channelCount * stride, steps = work + stride
         let ceiling = ceiling, alpha = releaseCoefficient
         let length = lookaheadFrames
         for c in 0..<gainRows {
@@ -313,7 +309,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
             for k in 0..<length { past[k] = past[n + k] }
             // Release, in log₂: a = log₂ average; d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])).
             Self.logarithms(g, into: work, count: n)
-            var previous = levels[3 * c + 2], d = levels[3 * c + 1]
+            var previous = levels[2 * c + 1], d = levels[2 * c]
             // (A d within 1e-7 of 0 — 6e-7 dB, under a Float gain's resolution — is 0, so a
             // settled limiter reaches the at-rest path instead of decaying toward 0 for seconds.)
             for i in 0..<n {
@@ -321,26 +317,33 @@ public struct TruePeakLimiter: @unchecked Sendable {
                 d = e > -1e-7 ? 0 : e
                 previous = a; steps[i] = d
             }
-            levels[3 * c + 1] = d; levels[3 * c + 2] = previous
+            levels[2 * c] = d; levels[2 * c + 1] = previous
             // gain = average · 2^d, never above the average (the guarantee rests on the average).
             Self.releasedGains(g, steps: steps, count: n)
         }
     }
 
-    /// True when no row's peak in the block is over the ceiling and every row is settled at
-    /// unity: its hold quiet (every peak in it under the ceiling), the average's history all
-    /// ones (its sum exactly L), the gain at the average.
+    /// True when every hold is quiet (every peak in it under the ceiling) and the smoothing is
+    /// at rest for the block's row peaks (``smoothingAtRest(peaks:stride:frameCount:)``).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     func atRest(rows: Int, rowPeaks: UnsafePointer<Float>, frameCount: Int) -> Bool {
+        for c in 0..<rows where !holds[c].isQuiet(under: ceiling) { return false }
+        return smoothingAtRest(peaks: rowPeaks, stride: maximumBlockFrames, frameCount: frameCount)
+    }
+
+    /// True when no row's peak in the block is over the ceiling and every row is settled at
+    /// unity: the average's history all ones (its sum exactly L), the gain at the average. Every
+    /// gain of the block is then 1, and stages 2 and 3 would leave their state as it is.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func smoothingAtRest(peaks: UnsafePointer<Float>, stride: Int, frameCount: Int) -> Bool {
         let limit = ceiling
-        for c in 0..<rows {
-            guard sums[c] == Int64(lookaheadFrames) << 38, holds[c].isQuiet(under: limit),
-                  levels[3 * c + 1] == 0, levels[3 * c + 2] == 0 else { return false }
-        }
-        for c in 0..<rows {
-            let p = rowPeaks + c * maximumBlockFrames
+        for c in 0..<gainRows {
+            guard sums[c] == Int64(lookaheadFrames) << 38, levels[2 * c] == 0, levels[2 * c + 1] == 0 else { return false }
+            let p = peaks + c * stride
             for i in 0..<frameCount where p[i] > limit { return false }
         }
         return true
