@@ -95,6 +95,45 @@ static inline void vertices8_avx2(const float *seq, size_t m, float *lanes) {
     }
     _mm256_storeu_ps(lanes, best);
 }
+
+// frame_peaks (below) for 4 phases, eight frames at a time, from the four phases'
+// magnitudes: frame i's points are |centre[i]|, |value0[i]|, |value1[i]|, |value2[i]|, and the
+// neighbours of its first two are the last two points of frame i − 1 (`prev1`, `prev2` hold
+// them at index i: the carried magnitudes at 0). Same arithmetic, same order, as the scalar
+// form: (2·y1 − y0) − y2 (2·y1 exact), and the maximum as `best > v ? best : v` (vmaxps).
+__attribute__((target("avx2,fma")))
+static inline __m256 candidate8_avx2(__m256 y0, __m256 y1, __m256 y2) {
+    const __m256 bend = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(y1, y1), y0), y2), slope = _mm256_sub_ps(y0, y2);
+    const __m256 top = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(y1, y0, _CMP_GE_OQ), _mm256_cmp_ps(y1, y2, _CMP_GE_OQ)),
+                                     _mm256_cmp_ps(bend, _mm256_setzero_ps(), _CMP_GT_OQ));
+    const __m256 vertex = _mm256_add_ps(y1, _mm256_div_ps(_mm256_mul_ps(_mm256_mul_ps(slope, slope), _mm256_set1_ps(0.125f)), bend));
+    return _mm256_blendv_ps(y2, vertex, top);
+}
+
+__attribute__((target("avx2,fma")))
+static inline void frame_peaks4_avx2(const float *a, const float *b, const float *prev1, const float *prev2, size_t n, float *out) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 c0 = _mm256_loadu_ps(a + i), c1 = _mm256_loadu_ps(b + i), c2 = _mm256_loadu_ps(prev1 + i + 1), c3 = _mm256_loadu_ps(prev2 + i + 1);
+        const __m256 p2 = _mm256_loadu_ps(prev1 + i), p3 = _mm256_loadu_ps(prev2 + i);
+        __m256 best = _mm256_max_ps(_mm256_setzero_ps(), candidate8_avx2(p2, p3, c0));
+        best = _mm256_max_ps(best, candidate8_avx2(p3, c0, c1));
+        best = _mm256_max_ps(best, candidate8_avx2(c0, c1, c2));
+        best = _mm256_max_ps(best, candidate8_avx2(c1, c2, c3));
+        _mm256_storeu_ps(out + i, best);
+    }
+    for (; i < n; i++) {
+        const float y[6] = { prev1[i], prev2[i], a[i], b[i], prev1[i + 1], prev2[i + 1] };
+        float best = 0;
+        for (int p = 0; p < 4; p++) {
+            const float y0 = y[p], y1 = y[p + 1], y2 = y[p + 2];
+            const float bend = 2 * y1 - y0 - y2, slope = y0 - y2;
+            const float v = (y1 >= y0 && y1 >= y2 && bend > 0) ? y1 + slope * slope * 0.125f / bend : y2;
+            best = best > v ? best : v;
+        }
+        out[i] = best;
+    }
+}
 #endif
 
 static inline void fir8_plain(const float *t, const float *line, float *out, size_t n) {
@@ -119,7 +158,8 @@ static inline void vertices8_plain(const float *seq, size_t m, float *lanes) {
 }
 
 // Each point's candidate (the point, or the vertex when the point before it is a local
-// maximum), and their maximum over each frame's `phases` points.
+// maximum), and their maximum over each frame's `phases` points. (The AVX2 path takes
+// frame_peaks4_avx2, the same arithmetic eight frames at a time.)
 static inline __attribute__((always_inline)) void frame_peaks(const float *seq, int phases, size_t n, float *out) {
     for (size_t i = 0; i < n; i++) {
         float best = 0;
@@ -194,6 +234,22 @@ float true_peak_body(const float *taps, int phases, float *state, const float *x
         if (avx) fir_avx2(taps, phases, line, value, n); else
 #endif
         for (int p = 1; p < phases; p++) fir8_plain(taps + (p - 1) * TP_TAPS, line, value[p - 1], n);
+#if defined(__x86_64__)
+        if (avx && out && phases == 4) {
+            // Per frame, its four magnitudes side by side (phases 2 and 3 after the carried two).
+            float mag0[TP_CHUNK], mag1[TP_CHUNK], prev1[TP_CHUNK + 1], prev2[TP_CHUNK + 1];
+            const float *centre = line + TP_TAPS / 2 - 1;
+            prev1[0] = before; prev2[0] = last;
+            for (size_t i = 0; i < n; i++) {
+                mag0[i] = fabsf(centre[i]); mag1[i] = fabsf(value[0][i]);
+                prev1[i + 1] = fabsf(value[1][i]); prev2[i + 1] = fabsf(value[2][i]);
+            }
+            frame_peaks4_avx2(mag0, mag1, prev1, prev2, n, out + start);
+            before = prev1[n]; last = prev2[n];
+            memmove(line, line + n, (TP_TAPS - 1) * sizeof(float));
+            continue;
+        }
+#endif
         // Magnitudes in time order, after the two carried from the chunk before.
         seq[0] = before; seq[1] = last;
         const float *centre = line + TP_TAPS / 2 - 1;
@@ -283,5 +339,10 @@ void timbre_true_peak_frames(const float *taps, int phases, float *state, const 
 #if defined(__x86_64__)
     if (true_peak_impl != true_peak_portable) { true_peak_frames_avx2(taps, phases, state, x, frames, out, quiet, bound); return; }
 #endif
+    true_peak_frames_portable(taps, phases, state, x, frames, out, quiet, bound);
+}
+
+void timbre_true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                                      float quiet, float bound) {
     true_peak_frames_portable(taps, phases, state, x, frames, out, quiet, bound);
 }

@@ -418,15 +418,19 @@ public enum OfflineRenderer {
         // The output's analysis is shared between the two cores: sample peak, loudness, levels
         // and the capture here, after each block; the true-peak meter (the costliest) on a
         // second thread with the encoding and writing (or alone, in a measuring render),
-        // overlapping the processing of the next blocks.
+        // overlapping the processing of the next blocks. Writing audio already in memory
+        // (`headersOnly`: no decoding, no preset, little to do here) it runs here instead, beside
+        // the encoding.
+        let truePeakMeter = ownTruePeak ?? analyzer?.truePeak
+        let truePeakHere = headersOnly && writer != nil
         let analyseHere = { (view: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) in
             for c in 0..<outCount { peak = max(peak, LevelMeter.largestMagnitude(view[c], count: count)) }
             analyzer?.processLoudnessAndLevels(view, frameCount: count)
+            if truePeakHere { truePeakMeter?.process(view, frameCount: count) }
             capture?.append(view, channelCount: outCount, frameCount: count)
         }
-        let truePeakMeter = ownTruePeak ?? analyzer?.truePeak
         let output = BackgroundFileWriter(writer: writer, channelCount: outCount, blockFrames: request.ioFrames) { view, count in
-            truePeakMeter?.process(view, frameCount: count)
+            if !truePeakHere { truePeakMeter?.process(view, frameCount: count) }
         }
         capture?.expectedFrames = Int(max(0, source.expectedFrames))
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames

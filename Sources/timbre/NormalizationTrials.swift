@@ -10,8 +10,10 @@ import TimbreFile
 /// the limiter's span (``PeakHold``), are found once, and the held peaks of g·x are g times
 /// those of x, so a trial runs only the limiter's smoothing (``TruePeakLimiter/gains(fromHeldPeaks:stride:frameCount:)``)
 /// on them and multiplies the delayed capture by its gains (``LimitedCaptureSource``). The
-/// pass that writes the file reads the winning gain's output from the same source. Trials and
-/// the peak search run two at a time, one on each core (they share only read-only memory).
+/// pass that writes the file reads the winning gain's output from the same source, replaying
+/// the gains its trial worked out (kept while they fit ``recordingBudget``) rather than working
+/// them out again. Trials and the peak search run two at a time, one on each core (they share
+/// only read-only memory).
 final class NormalizationTrials: @unchecked Sendable {
     let capture: RenderCapture
     let sampleRate: Double
@@ -22,9 +24,23 @@ final class NormalizationTrials: @unchecked Sendable {
     private(set) var heldPeaks: LargeSampleBuffer?
     let latency: Int
     let rows: Int
-    /// Each trial's loudness meter, by gain, until ``keepMeter(gainDB:)``: the written pass's
-    /// audio is a trial's, sample for sample, and takes its loudness from that trial's meter.
-    private var meters: [Double: LoudnessMeter] = [:]
+    /// Each trial's loudness meter and limiter gains, by gain, until ``keep(gainDB:)``: the
+    /// written pass's audio is a trial's, sample for sample; it takes its loudness from that
+    /// trial's meter and its limiter's gains from the trial's recording.
+    private var results: [Double: TrialResult] = [:]
+    /// The most a trial's recorded gains may take (a row of `frames + latency` values per gain
+    /// row; two trials and the best so far live at once); past it the written pass works its
+    /// gains out again.
+    static let recordingBudget = 128 << 20
+
+    /// What a trial leaves: its meter, and the limiter's gains it worked out with the deepest
+    /// limiting among them (nil when over the budget).
+    struct TrialResult {
+        /// Nil once handed over (``takeMeter(gainDB:)``).
+        var meter: LoudnessMeter?
+        let recording: LargeSampleBuffer?
+        let limitingDB: Double
+    }
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
     /// one). Nil when it is not a limiter.
@@ -93,30 +109,41 @@ final class NormalizationTrials: @unchecked Sendable {
     func run(gainsDB: [Double]) -> [Double] {
         if heldPeaks == nil && !findHeldPeaks() { return gainsDB.map { _ in -.infinity } }
         // Each trial its own slot.
-        nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<LoudnessMeter>.allocate(capacity: gainsDB.count)
-        defer { measured.deallocate() }
+        nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<TrialResult>.allocate(capacity: gainsDB.count)
+        defer { measured.deinitialize(); measured.deallocate() }
         DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in (measured.baseAddress! + k).initialize(to: run(gainDB: gainsDB[k])) }
         for (k, g) in gainsDB.enumerated() {
-            if let replaced = meters.updateValue(measured[k], forKey: g) { replaced.deallocate() }
+            if let replaced = results.updateValue(measured[k], forKey: g) { replaced.meter?.deallocate() }
         }
-        return measured.map(\.integratedLUFS)
+        return measured.map { $0.meter!.integratedLUFS }
     }
 
-    /// Frees every trial's meter but the one at `gainDB`.
-    func keepMeter(gainDB: Double) {
-        for (g, m) in meters where g != gainDB { m.deallocate() }
-        meters = meters.filter { $0.key == gainDB }
+    /// Frees every trial's meter and recording but the one at `gainDB`.
+    func keep(gainDB: Double) {
+        for (g, r) in results where g != gainDB { r.meter?.deallocate() }
+        results = results.filter { $0.key == gainDB }
+    }
+
+    /// The source the written pass reads at `gainDB`: the trial's recorded gains replayed when
+    /// that trial ran and kept them, else worked out again.
+    func writtenSource(gainDB: Double) -> LimitedCaptureSource {
+        LimitedCaptureSource(self, gainDB: gainDB, replaying: results[gainDB].flatMap { r in r.recording.map { ($0, r.limitingDB) } })
     }
 
     /// The meter of the trial at `gainDB`, handed over (the caller frees it).
-    fileprivate func takeMeter(gainDB: Double) -> LoudnessMeter? { meters.removeValue(forKey: gainDB) }
+    fileprivate func takeMeter(gainDB: Double) -> LoudnessMeter? {
+        defer { results[gainDB]?.meter = nil }
+        return results[gainDB]?.meter
+    }
 
-    deinit { for m in meters.values { m.deallocate() } }
+    deinit { for r in results.values { r.meter?.deallocate() } }
 
-    /// The capture after a gain of `gainDB` and the limiter, measured: the loudness meter.
-    private func run(gainDB: Double) -> LoudnessMeter {
-        let channelCount = capture.channelCount
-        let source = LimitedCaptureSource(self, gainDB: gainDB)
+    /// The capture after a gain of `gainDB` and the limiter, measured: the loudness meter, and
+    /// the limiter's gains recorded (within ``recordingBudget``).
+    private func run(gainDB: Double) -> TrialResult {
+        let channelCount = capture.channelCount, total = capture.frameCount + latency
+        let recording = rows * total * MemoryLayout<Float>.size <= Self.recordingBudget ? LargeSampleBuffer(channelCount: rows, framesPerChannel: total) : nil
+        let source = LimitedCaptureSource(self, gainDB: gainDB, recordingInto: recording)
         let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
         let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
         let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
@@ -129,7 +156,7 @@ final class NormalizationTrials: @unchecked Sendable {
             if n == 0 { break }
             meter.process(rows, frameCount: n)
         }
-        return meter
+        return TrialResult(meter: meter, recording: recording, limitingDB: source.limitingDB)
     }
 }
 
@@ -137,7 +164,8 @@ final class NormalizationTrials: @unchecked Sendable {
 /// written pass encodes it. Frame m of the output is the capture's frame m times the gain times
 /// the limiter's gain at frame m + latency (its latency taken out, as a render takes it out:
 /// its first frames dropped, silence fed after the capture's end). The held peaks must have
-/// been found (``NormalizationTrials/run(gainsDB:)`` finds them).
+/// been found (``NormalizationTrials/run(gainsDB:)`` finds them). It works the limiter's gains
+/// out from them (and can record them, a trial's), or replays gains a trial recorded.
 final class LimitedCaptureSource: TimelineSource {
     let trials: NormalizationTrials
     let channelCount: Int
@@ -146,6 +174,10 @@ final class LimitedCaptureSource: TimelineSource {
     let limiter: TruePeakLimiter
     /// A block of gains, one row per gain row.
     let gains: UnsafeMutablePointer<Float>
+    /// Where the gains worked out are kept, every frame of every row (a trial's), or nil.
+    let recording: LargeSampleBuffer?
+    /// A trial's recorded gains, read instead of worked out, or nil.
+    let replay: LargeSampleBuffer?
     /// The limiter's frame (output frame + latency) of the next read.
     private var position = 0
     private(set) var framesRead: Int64 = 0
@@ -153,12 +185,17 @@ final class LimitedCaptureSource: TimelineSource {
     /// The deepest limiting so far, dB (positive).
     private(set) var limitingDB = 0.0
 
-    init(_ trials: NormalizationTrials, gainDB: Double) {
+    /// `recordingInto`: keeps the gains worked out there (`rows × (frames + latency)`).
+    /// `replaying`: reads the gains (and the deepest limiting) a trial at this gain recorded.
+    init(_ trials: NormalizationTrials, gainDB: Double, recordingInto recording: LargeSampleBuffer? = nil,
+         replaying: (gains: LargeSampleBuffer, limitingDB: Double)? = nil) {
         precondition(trials.heldPeaks != nil)
         self.trials = trials; channelCount = trials.capture.channelCount
         self.gainDB = gainDB; gain = Float(pow(10, gainDB / 20))
         limiter = trials.makeLimiter()
         gains = .allocate(capacity: trials.rows * trials.block)
+        self.recording = recording; replay = replaying?.gains
+        if let replaying { limitingDB = replaying.limitingDB }
     }
 
     deinit { limiter.deallocate(); gains.deallocate() }
@@ -169,9 +206,10 @@ final class LimitedCaptureSource: TimelineSource {
 
     var expectedFrames: Int64 { Int64(trials.capture.frameCount) }
 
-    /// The limiter's gains for its frames `position ..< position + n` into `gains`.
+    /// The limiter's gains for its frames `position ..< position + n`, row `r` at `row(r)`.
     private func advance(_ n: Int) {
         let block = trials.block, held = trials.heldPeaks!
+        if replay != nil { position += n; return }
         for r in 0..<trials.rows {
             let from = held.channel(r) + position, to = gains + r * block, g = gain
             for i in 0..<n { to[i] = g * from[i] }
@@ -180,7 +218,13 @@ final class LimitedCaptureSource: TimelineSource {
         var lowest: Float = 1
         for r in 0..<trials.rows { let g = gains + r * block; for i in 0..<n { lowest = min(lowest, g[i]) } }
         limitingDB = max(limitingDB, -20 * log10(Double(lowest)))
+        if let recording { for r in 0..<trials.rows { (recording.channel(r) + position).update(from: gains + r * block, count: n) } }
         position += n
+    }
+
+    /// Row `r` of the gains of the last ``advance(_:)`` of `n` frames.
+    private func row(_ r: Int, advancedBy n: Int) -> UnsafePointer<Float> {
+        UnsafePointer(replay.map { $0.channel(r) + position - n } ?? gains + r * trials.block)
     }
 
     func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) -> Int {
@@ -193,7 +237,7 @@ final class LimitedCaptureSource: TimelineSource {
         advance(n)
         for c in 0..<channelCount {
             let x = trials.capture.channel(c) + first, out = channels[c], g = gain
-            let row = gains + (trials.rows == 1 ? 0 : c) * block
+            let row = row(trials.rows == 1 ? 0 : c, advancedBy: n)
             for i in 0..<n { out[i] = (g * x[i]) * row[i] }
         }
         framesRead += Int64(n)

@@ -190,7 +190,7 @@ enum RenderRun {
                     tried += try evaluate(next).filter { $0.reached.isFinite }
                     guard let best = tried.min(by: { abs($0.reached - n.targetLUFS) < abs($1.reached - n.targetLUFS) }) else { break }
                     gain = best.gain; predicted = best.reached
-                    trials?.keepMeter(gainDB: best.gain)
+                    trials?.keep(gainDB: best.gain)
                     let shortfall = n.targetLUFS - best.reached
                     if abs(shortfall) <= 0.05 { break }
                     // Slope: between the two trials nearest the target.
@@ -205,7 +205,7 @@ enum RenderRun {
                 }
                 plan.gainDB = gain
                 // The file's audio is the winning trial's: the capture through the gain and limiter.
-                if let trials, trials.heldPeaks != nil { written = LimitedCaptureSource(trials, gainDB: gain) }
+                if let trials, trials.heldPeaks != nil { written = trials.writtenSource(gainDB: gain) }
             } else if let capture, !capture.overflowed, capture.frameCount > 0 {
                 // A gain alone: the capture (the whole preset's output) times the gain.
                 written = MemoryFrameSource((0..<capture.channelCount).map { capture.channel($0) }, frameCount: capture.frameCount, gain: Float(pow(10, gain / 20)))

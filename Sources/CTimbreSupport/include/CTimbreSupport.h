@@ -64,6 +64,9 @@ float timbre_true_peak_block(const float *taps, int phases, float *state, const 
 /// parabola vertex's largest rise). 0: every frame exact.
 void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
                              float quiet, float bound);
+/// The portable path of `timbre_true_peak_frames`, always (tests compare the dispatched one with it).
+void timbre_true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
+                                      float quiet, float bound);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
 float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain);
 

@@ -9,8 +9,8 @@ import Foundation
 /// Frame n's value covers the interval from input frame n − 32 (included) to n − 31. Always
 /// 4× (the meter drops to 2× above 88.2 kHz as BS.1770 allows; a limiter keeps the finer grid).
 /// Cost: 192 multiply-adds and four parabola tests a frame and channel (C,
-/// `timbre_true_peak_frames`, AVX2+FMA when the CPU has it), none where a limiter's `floor`
-/// shows the signal cannot reach it.
+/// `timbre_true_peak_frames`, AVX2+FMA when the CPU has it: the sums and the tests eight
+/// frames at a time), none where a limiter's `floor` shows the signal cannot reach it.
 public struct InterSamplePeakDetector: @unchecked Sendable {
     public static let oversampling = 4
     /// Frames between an input frame and the interval its value covers (see the type's summary).
@@ -69,6 +69,16 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
                 timbre_true_peak_frames(taps, Int32(Self.oversampling), state + c * TruePeakMeter.stateSize, channels[c], frameCount, peaks + c * stride,
                                         quiet, bound)
             }
+        }
+    }
+
+    /// ``process(_:frameCount:into:stride:floor:)`` on the portable path, whatever the CPU
+    /// (tests compare the dispatched path with it).
+    public func processPortable(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
+                                into peaks: UnsafeMutablePointer<Float>, stride: Int) {
+        for c in 0..<channelCount {
+            timbre_true_peak_frames_portable(taps, Int32(Self.oversampling), state + c * TruePeakMeter.stateSize, channels[c], frameCount,
+                                             peaks + c * stride, 0, 0)
         }
     }
 }

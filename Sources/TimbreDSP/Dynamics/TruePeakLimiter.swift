@@ -297,12 +297,15 @@ public struct TruePeakLimiter: @unchecked Sendable {
             for i in 0..<n { let p = g[i]; g[i] = p > ceiling ? ceiling / p : 1 }
             // Moving average over L frames: each held gain rounded to the quantum after the L
             // before it, then the running sum (exact) and the average.
-            let past = history + c * (length + stride), q = Self.quantum, units = 1 / Self.unit
-            for i in 0..<n { past[length + i] = Int64(((Double(g[i]) + q) - q) * units) }
+            // (g + 2¹⁴ has the exponent 14 for every g in [0, 1], so its mantissa counts 2⁻³⁸s:
+            // its bits less 2¹⁴'s are the rounded gain in units — no checked conversion, vectorised.)
+            let past = history + c * (length + stride), incoming = past + length
+            let q = Self.quantum, qBits = Int64(bitPattern: Self.quantum.bitPattern)
+            for i in 0..<n { incoming[i] = Int64(bitPattern: (Double(g[i]) + q).bitPattern) &- qBits }
             var sum = sums[c]
             let full = Int64(length) << 38, inverse = 1 / Double(length), unit = Self.unit
             for i in 0..<n {
-                sum &+= past[length + i] &- past[i]
+                sum &+= incoming[i] &- past[i]
                 g[i] = sum == full ? 1 : Float((Double(sum) * unit) * inverse)
             }
             sums[c] = sum
