@@ -389,6 +389,7 @@ public enum OfflineRenderer {
                                              dither: request.dither, tags: tags, encoder: encoder)
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
+            writer?.reserve(frames: source.expectedFrames)
         }
         let analyzer = measured.map { LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: $0) }
             ?? (request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil)

@@ -136,6 +136,32 @@ import TimbreFile
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.wav"])
     }
 
+    /// Blocks reserved for the expected audio (``SoundFileWriter/reserve(frames:)``): the file
+    /// holds them while it is written; a file that ends shorter than reserved keeps none past
+    /// its end once committed (disk usage within one 4 KiB block of its size), and its bytes
+    /// are those of a file written without a reservation.
+    @Test func reservedBlocksPastTheEndGoBack() throws {
+        let dir = Self.tempDir()
+        func write(_ name: String, reserving frames: Int64?) throws -> (usage: Int, size: Int, usageBeforeCommit: Int) {
+            let w = try SoundFileWriter(path: dir + "/" + name, format: .wav, encoding: .pcm24, sampleRate: 48000, channelCount: 2, dither: false)
+            if let frames { w.reserve(frames: frames) }
+            try w.write(PlanarBuffer(channels: [Self.sine(48000), Self.sine(48000)]))
+            var st = stat()
+            _ = stat(w.temporaryPath, &st)
+            let before = Int(st.st_blocks) * 512
+            try w.commit()
+            _ = stat(dir + "/" + name, &st)
+            return (Int(st.st_blocks) * 512, Int(st.st_size), before)
+        }
+        let plain = try write("plain.wav", reserving: nil)
+        // Ten times the frames written: 2.88 MB reserved, 288 kB used.
+        let reserved = try write("reserved.wav", reserving: 480_000)
+        print("reservation: \(reserved.usageBeforeCommit) bytes on disk while written, \(reserved.usage) after (size \(reserved.size)); without: \(plain.usage)")
+        #expect(reserved.usageBeforeCommit >= 2_880_000, "the blocks were reserved")
+        #expect(reserved.usage <= reserved.size + 4096 && reserved.usage <= plain.usage + 4096)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/reserved.wav")) == Data(contentsOf: URL(fileURLWithPath: dir + "/plain.wav")))
+    }
+
     /// The offline renderer keeps rate and channel count (mono → stereo through pan), and a
     /// preset error leaves no output and an existing output untouched.
     @Test func offlineRender() throws {

@@ -81,8 +81,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
     let levels: UnsafeMutablePointer<Float>
     /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
     static let quantum: Double = 16384
-    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then two rows
-    /// of work for a row's stages.
+    /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then four rows
+    /// of work for a pair of rows' stages.
     let scratch: UnsafeMutablePointer<Float>
     let delay: DelayLine
 
@@ -110,7 +110,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         levels.initialize(repeating: 0, count: 2 * channelCount)
         sums = .allocate(capacity: channelCount)
         sums.initialize(repeating: Int64(lookaheadFrames) << 38, count: channelCount)
-        scratch = .allocate(capacity: (2 * channelCount + 2) * maximumBlockFrames)
+        scratch = .allocate(capacity: (2 * channelCount + 4) * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: (2 * channelCount + 2) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
         reset()
@@ -282,48 +282,92 @@ public struct TruePeakLimiter: @unchecked Sendable {
         }
     }
 
-    /// Stages 2 and 3: held peaks in, gains out (in place), per row.
+    /// Stages 2 and 3: held peaks in, gains out (in place), per row. Rows go in pairs through
+    /// the release, whose recursion is a chain of dependent operations a frame: two rows'
+    /// chains side by side take about the time of one (unlinked stereo, and `--normalize`'s
+    /// trials at two gains). Each row's arithmetic is the same alone or paired.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     func smoothHeldPeaks(_ rowsIn: UnsafeMutablePointer<Float>, stride rowStride: Int, frameCount n: Int) {
         let stride = maximumBlockFrames
-        let work = scratch + 2 * channelCount * stride, steps = work + stride
-        let ceiling = ceiling, alpha = releaseCoefficient
-        let length = lookaheadFrames
-        for c in 0..<gainRows {
-            let g = rowsIn + c * rowStride
-            // The gain the held peak needs: min(1, ceiling / peak) — the least any frame of the span needs.
-            for i in 0..<n { let p = g[i]; g[i] = p > ceiling ? ceiling / p : 1 }
-            // Moving average over L frames: each held gain rounded to the quantum after the L
-            // before it, then the running sum (exact) and the average.
-            // (g + 2¹⁴ has the exponent 14 for every g in [0, 1], so its mantissa counts 2⁻³⁸s:
-            // its bits less 2¹⁴'s are the rounded gain in units — no checked conversion, vectorised.)
-            let past = history + c * (length + stride), incoming = past + length
-            let q = Self.quantum, qBits = Int64(bitPattern: Self.quantum.bitPattern)
-            for i in 0..<n { incoming[i] = Int64(bitPattern: (Double(g[i]) + q).bitPattern) &- qBits }
-            var sum = sums[c]
-            let full = Int64(length) << 38, inverse = 1 / Double(length), unit = Self.unit
-            for i in 0..<n {
-                sum &+= incoming[i] &- past[i]
-                g[i] = sum == full ? 1 : Float((Double(sum) * unit) * inverse)
+        // Per row of a pair: its logarithms, then its release steps.
+        let work = scratch + 2 * channelCount * stride
+        var c = 0
+        while c < gainRows {
+            let paired = c + 1 < gainRows
+            let g0 = rowsIn + c * rowStride, g1 = rowsIn + (c + 1) * rowStride
+            let log0 = work, steps0 = work + stride, log1 = work + 2 * stride, steps1 = work + 3 * stride
+            averageLogarithms(g0, row: c, frameCount: n, into: log0)
+            if paired {
+                averageLogarithms(g1, row: c + 1, frameCount: n, into: log1)
+                releaseSteps(log0, log1, rows: c, c + 1, frameCount: n, into: steps0, steps1)
+            } else {
+                releaseSteps(log0, log0, rows: c, c, frameCount: n, into: steps0, steps0)
             }
-            sums[c] = sum
-            for k in 0..<length { past[k] = past[n + k] }
-            // Release, in log₂: a = log₂ average; d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])).
-            Self.logarithms(g, into: work, count: n)
-            var previous = levels[2 * c + 1], d = levels[2 * c]
-            // (A d within 1e-7 of 0 — 6e-7 dB, under a Float gain's resolution — is 0, so a
-            // settled limiter reaches the at-rest path instead of decaying toward 0 for seconds.)
-            for i in 0..<n {
-                let a = work[i], e = alpha * d + alpha * (previous - a)
-                d = e > -1e-7 ? 0 : e
-                previous = a; steps[i] = d
-            }
-            levels[2 * c] = d; levels[2 * c + 1] = previous
             // gain = average · 2^d, never above the average (the guarantee rests on the average).
-            Self.releasedGains(g, steps: steps, count: n)
+            Self.releasedGains(g0, steps: steps0, count: n)
+            if paired { Self.releasedGains(g1, steps: steps1, count: n) }
+            c += paired ? 2 : 1
         }
+    }
+
+    /// Stage 2 for row `c`: each held peak's needed gain, min(1, ceiling / peak), then their
+    /// moving average over L frames, in place in `g`; and log₂ of each average into `out`.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func averageLogarithms(_ g: UnsafeMutablePointer<Float>, row c: Int, frameCount n: Int, into out: UnsafeMutablePointer<Float>) {
+        let ceiling = ceiling, length = lookaheadFrames
+        for i in 0..<n { let p = g[i]; g[i] = p > ceiling ? ceiling / p : 1 }
+        // Each held gain rounded to the quantum after the L before it, then the running sum
+        // (exact) and the average. (g + 2¹⁴ has the exponent 14 for every g in [0, 1], so its
+        // mantissa counts 2⁻³⁸s: its bits less 2¹⁴'s are the rounded gain in units — no checked
+        // conversion, vectorised.)
+        let past = history + c * (length + maximumBlockFrames), incoming = past + length
+        let q = Self.quantum, qBits = Int64(bitPattern: Self.quantum.bitPattern)
+        for i in 0..<n { incoming[i] = Int64(bitPattern: (Double(g[i]) + q).bitPattern) &- qBits }
+        var sum = sums[c]
+        let full = Int64(length) << 38, inverse = 1 / Double(length), unit = Self.unit
+        for i in 0..<n {
+            sum &+= incoming[i] &- past[i]
+            g[i] = sum == full ? 1 : Float((Double(sum) * unit) * inverse)
+        }
+        sums[c] = sum
+        for k in 0..<length { past[k] = past[n + k] }
+        Self.logarithms(g, into: out, count: n)
+    }
+
+    /// Stage 3's recursion for rows `c0` and `c1` side by side (the same row twice for one
+    /// alone): from a = log₂ average, d[n] = min(0, α·(d[n−1] + a[n−1] − a[n])), into `steps`.
+    /// (A d within 1e-7 of 0 — 6e-7 dB, under a Float gain's resolution — is 0, so a settled
+    /// limiter reaches the at-rest path instead of decaying toward 0 for seconds.)
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func releaseSteps(_ log0: UnsafePointer<Float>, _ log1: UnsafePointer<Float>, rows c0: Int, _ c1: Int, frameCount n: Int,
+                      into steps0: UnsafeMutablePointer<Float>, _ steps1: UnsafeMutablePointer<Float>) {
+        let alpha = releaseCoefficient
+        var previous0 = levels[2 * c0 + 1], d0 = levels[2 * c0], previous1 = levels[2 * c1 + 1], d1 = levels[2 * c1]
+        if c0 == c1 {
+            for i in 0..<n {
+                let a = log0[i], e = alpha * d0 + alpha * (previous0 - a)
+                d0 = e > -1e-7 ? 0 : e
+                previous0 = a; steps0[i] = d0
+            }
+        } else {
+            for i in 0..<n {
+                let a0 = log0[i], e0 = alpha * d0 + alpha * (previous0 - a0)
+                let a1 = log1[i], e1 = alpha * d1 + alpha * (previous1 - a1)
+                d0 = e0 > -1e-7 ? 0 : e0; d1 = e1 > -1e-7 ? 0 : e1
+                previous0 = a0; steps0[i] = d0
+                previous1 = a1; steps1[i] = d1
+            }
+            levels[2 * c1] = d1; levels[2 * c1 + 1] = previous1
+        }
+        levels[2 * c0] = d0; levels[2 * c0 + 1] = previous0
     }
 
     /// True when every hold is quiet (every peak in it under the ceiling) and the smoothing is
