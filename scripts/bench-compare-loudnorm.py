@@ -16,7 +16,7 @@ upsamples to 192 kHz, when linear would cross the ceiling), `-ar` back to the in
 Both outputs are read by the same judges: integrated loudness by libebur128's algorithm as
 ffmpeg's `ebur128` filter implements it, and true peak by a 16× band-limited reconstruction
 (scipy's resample_poly, Kaiser window) in this script. Times: wall clock of the whole
-command(s), medians of 3 runs.
+command(s), medians of 7 runs after an untimed one.
 
 Usage: bench-compare-loudnorm.py path/to/timbre
 """
@@ -25,7 +25,7 @@ import numpy as np
 from scipy.signal import resample_poly
 
 TIMBRE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build-static/release/timbre")
-RUNS = 3
+RUNS = 7
 work = tempfile.mkdtemp(prefix="timbre-loudnorm-")
 import atexit, shutil  # the work folder (hundreds of MB of audio) goes when the script ends
 atexit.register(shutil.rmtree, work, ignore_errors=True)
@@ -36,14 +36,19 @@ def run(argv):
 
 
 def timed(commands):
-    """Median wall time of running `commands` (a list of argv) in sequence."""
-    times = []
-    for _ in range(RUNS):
+    """Median wall time of `commands` (a list of argv, run in sequence): one untimed run
+    (caches warm), then RUNS timed ones back to back. Each tool's runs are taken together, as
+    hyperfine takes them: on this shared VM a command run right after a long, busy one is
+    slower for seconds (a Timbre run on the 5.5-minute file: 0.69 s after its own runs, 1.07 s
+    right after a 10 s ffmpeg run, 1.0 s after 3 s of a Python loop — the host's scheduler,
+    not the command)."""
+    def once():
         t = time.perf_counter()
         for argv in commands:
             run(argv)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        return time.perf_counter() - t
+    once()
+    return statistics.median(once() for _ in range(RUNS))
 
 
 def integrated(path):
@@ -104,7 +109,7 @@ for target in (-16, -23):
                      integrated(theirs) - target, true_peak_16x(theirs) + 1, t_theirs))
 
 print("--normalize beside ffmpeg loudnorm (two-pass), -1 dBTP ceiling; loudness error (LU, ffmpeg's ebur128),")
-print("true-peak overshoot over the ceiling (dB, 16x reconstruction; negative = under), wall time (median of 3)")
+print("true-peak overshoot over the ceiling (dB, 16x reconstruction; negative = under), wall time (median of 7)")
 print(f"{'target':>6} {'material':20} {'timbre LU':>9} {'TP over':>8} {'s':>6}   {'loudnorm LU':>11} {'TP over':>8} {'s':>6}  {'speed':>6}")
 for target, name, e1, o1, t1, e2, o2, t2 in rows:
     print(f"{target:6d} {name:20} {e1:+9.2f} {o1:+8.2f} {t1:6.2f}   {e2:+11.2f} {o2:+8.2f} {t2:6.2f}  {t2 / t1:5.1f}x")
