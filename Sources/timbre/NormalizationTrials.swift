@@ -146,15 +146,15 @@ final class NormalizationTrials: @unchecked Sendable {
         let source = LimitedCaptureSource(self, gainDB: gainDB, recordingInto: recording)
         let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
         let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
-        let rows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-        defer { audio.deallocate(); rows.deallocate() }
-        for c in 0..<channelCount { rows[c] = audio + c * block }
+        let channels = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
+        defer { audio.deallocate(); channels.deallocate() }
+        for c in 0..<channelCount { channels[c] = audio + c * block }
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
         while true {
-            let n = source.read(into: rows, maxFrames: block)
+            let n = source.read(into: channels, maxFrames: block)
             if n == 0 { break }
-            meter.process(rows, frameCount: n)
+            meter.process(channels, frameCount: n)
         }
         return TrialResult(meter: meter, recording: recording, limitingDB: source.limitingDB)
     }
@@ -171,7 +171,8 @@ final class LimitedCaptureSource: TimelineSource {
     let channelCount: Int
     let gainDB: Double
     let gain: Float
-    let limiter: TruePeakLimiter
+    /// Nil when replaying (nothing to work out).
+    let limiter: TruePeakLimiter?
     /// A block of gains, one row per gain row.
     let gains: UnsafeMutablePointer<Float>
     /// Where the gains worked out are kept, every frame of every row (a trial's), or nil.
@@ -192,13 +193,13 @@ final class LimitedCaptureSource: TimelineSource {
         precondition(trials.heldPeaks != nil)
         self.trials = trials; channelCount = trials.capture.channelCount
         self.gainDB = gainDB; gain = Float(pow(10, gainDB / 20))
-        limiter = trials.makeLimiter()
+        limiter = replaying == nil ? trials.makeLimiter() : nil
         gains = .allocate(capacity: trials.rows * trials.block)
         self.recording = recording; replay = replaying?.gains
         if let replaying { limitingDB = replaying.limitingDB }
     }
 
-    deinit { limiter.deallocate(); gains.deallocate() }
+    deinit { limiter?.deallocate(); gains.deallocate() }
 
     /// The loudness meter of the trial that read this gain, handed over (nil if that trial was
     /// not the last one kept): it has measured every frame this source delivers.
@@ -208,8 +209,8 @@ final class LimitedCaptureSource: TimelineSource {
 
     /// The limiter's gains for its frames `position ..< position + n`, row `r` at `row(r)`.
     private func advance(_ n: Int) {
+        guard let limiter else { position += n; return }
         let block = trials.block, held = trials.heldPeaks!
-        if replay != nil { position += n; return }
         for r in 0..<trials.rows {
             let from = held.channel(r) + position, to = gains + r * block, g = gain
             for i in 0..<n { to[i] = g * from[i] }

@@ -94,6 +94,26 @@ import TimbreTestSignals
         #expect(whole == fast.peak, "block size changed the reading: \(whole) vs \(fast.peak)")
         print("True peak: dispatched path \(TruePeakMeter.usesAVX2 ? "AVX2+FMA" : "portable"), worst relative difference \(worst)")
     }
+    /// Mono `x` fed in blocks of random sizes (1 … `largest` frames) to two per-frame readers
+    /// side by side; each gets the block's channel pointer, its frame count and where its
+    /// frames' values go. Their values for every frame.
+    static func framePeaks(_ x: [Float], blocksUpTo largest: Int, rng: inout SeededRandom,
+                           _ first: (UnsafePointer<UnsafeMutablePointer<Float>>, Int, UnsafeMutablePointer<Float>) -> Void,
+                           _ second: (UnsafePointer<UnsafeMutablePointer<Float>>, Int, UnsafeMutablePointer<Float>) -> Void) -> ([Float], [Float]) {
+        var x = x, a = [Float](repeating: 0, count: x.count), b = a
+        var at = 0
+        while at < x.count {
+            let n = min(Int.random(in: 1...largest, using: &rng), x.count - at)
+            x.withUnsafeMutableBufferPointer { buf in
+                var p = [buf.baseAddress! + at]
+                a.withUnsafeMutableBufferPointer { first(&p, n, $0.baseAddress! + at) }
+                b.withUnsafeMutableBufferPointer { second(&p, n, $0.baseAddress! + at) }
+            }
+            at += n
+        }
+        return (a, b)
+    }
+
     /// The limiter's per-frame detector: the dispatched path (AVX2+FMA here: its parabola tests
     /// eight frames at a time) against the portable one, frame by frame, on noise, sines up to
     /// 0.45·fs at 45° and isolated clicks, fed in blocks of random sizes (1 … 700 frames, across
@@ -109,17 +129,9 @@ import TimbreTestSignals
         x += clicks
         let fast = InterSamplePeakDetector(channelCount: 1), portable = InterSamplePeakDetector(channelCount: 1)
         defer { fast.deallocate(); portable.deallocate() }
-        var a = [Float](repeating: 0, count: x.count), b = a
-        var at = 0
-        while at < x.count {
-            let n = min(Int.random(in: 1...700, using: &rng), x.count - at)
-            x.withUnsafeMutableBufferPointer { buf in
-                var p = [buf.baseAddress! + at]
-                a.withUnsafeMutableBufferPointer { fast.process(&p, frameCount: n, into: $0.baseAddress! + at, stride: n) }
-                b.withUnsafeMutableBufferPointer { portable.processPortable(&p, frameCount: n, into: $0.baseAddress! + at, stride: n) }
-            }
-            at += n
-        }
+        let (a, b) = Self.framePeaks(x, blocksUpTo: 700, rng: &rng,
+                                     { fast.process($0, frameCount: $1, into: $2, stride: $1) },
+                                     { portable.processPortable($0, frameCount: $1, into: $2, stride: $1) })
         var worst: Float = 0
         for i in a.indices { worst = max(worst, abs(a[i] - b[i]) / max(b[i], 1e-3)) }
         var shifted: Float = 0
@@ -147,17 +159,9 @@ import TimbreTestSignals
         let floor = Float(pow(10, -1.05 / 20))
         let exact = InterSamplePeakDetector(channelCount: 1), floored = InterSamplePeakDetector(channelCount: 1)
         defer { exact.deallocate(); floored.deallocate() }
-        var a = [Float](repeating: 0, count: x.count), b = a
-        var at = 0
-        while at < x.count {
-            let n = min(Int.random(in: 1...1500, using: &rng), x.count - at)
-            x.withUnsafeMutableBufferPointer { buf in
-                var p = [buf.baseAddress! + at]
-                a.withUnsafeMutableBufferPointer { exact.process(&p, frameCount: n, into: $0.baseAddress! + at, stride: n) }
-                b.withUnsafeMutableBufferPointer { floored.process(&p, frameCount: n, into: $0.baseAddress! + at, stride: n, floor: floor) }
-            }
-            at += n
-        }
+        let (a, b) = Self.framePeaks(x, blocksUpTo: 1500, rng: &rng,
+                                     { exact.process($0, frameCount: $1, into: $2, stride: $1) },
+                                     { floored.process($0, frameCount: $1, into: $2, stride: $1, floor: floor) })
         let over = a.indices.filter { a[$0] > floor }
         let mismatched = over.filter { a[$0] != b[$0] }.count
         let wrongUnder = a.indices.filter { a[$0] <= floor && !(b[$0] <= floor) }.count

@@ -83,13 +83,14 @@ void timbre_unpack_complex(const double *in, float *re, float *im, size_t n);
 /// slot, or -1 when all 512 are taken or the path is too long); `unregister` forgets it
 /// (after a rename or an unlink). With the handlers installed, SIGINT, SIGTERM and SIGHUP
 /// remove every registered file and exit with 128 + the signal number (130, 143, 129).
-/// Sets aside disk blocks for `bytes` bytes of `descriptor`'s file from offset 0, its size
-/// unchanged (fallocate, FALLOC_FL_KEEP_SIZE). 0 on success, -1 with errno otherwise.
-int timbre_reserve_blocks(int descriptor, long long bytes);
 int timbre_temporary_register(const char *path);
 void timbre_temporary_unregister(int slot);
 void timbre_temporary_remove_all(void);
 void timbre_temporary_install_signal_handlers(void);
+
+/// Sets aside disk blocks for `bytes` bytes of `descriptor`'s file from offset 0, its size
+/// unchanged (fallocate, FALLOC_FL_KEEP_SIZE). 0 on success, -1 with errno otherwise.
+int timbre_reserve_blocks(int descriptor, long long bytes);
 
 /// The user id of the peer of a Unix-domain socket (SO_PEERCRED), or -1.
 long timbre_socket_peer_uid(int fd);

@@ -79,7 +79,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
     static let unit: Double = 0x1p-38
     /// Per row: [0] d = log₂ gain − log₂ average and [1] log₂ average, of the last frame.
     let levels: UnsafeMutablePointer<Float>
-    /// Adding and taking away 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵²).
+    /// Adding 2¹⁴ rounds a gain in [0, 1] to a multiple of 2⁻³⁸ (2¹⁴ · 2⁻⁵², the sum's last
+    /// place); the sum's bits less 2¹⁴'s then count those multiples.
     static let quantum: Double = 16384
     /// Per channel `maximumBlockFrames`: the detector's peaks, then the gains; then four rows
     /// of work for a pair of rows' stages.
@@ -111,7 +112,7 @@ public struct TruePeakLimiter: @unchecked Sendable {
         sums = .allocate(capacity: channelCount)
         sums.initialize(repeating: Int64(lookaheadFrames) << 38, count: channelCount)
         scratch = .allocate(capacity: (2 * channelCount + 4) * maximumBlockFrames)
-        scratch.initialize(repeating: 0, count: (2 * channelCount + 2) * maximumBlockFrames)
+        scratch.initialize(repeating: 0, count: (2 * channelCount + 4) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
         reset()
     }
