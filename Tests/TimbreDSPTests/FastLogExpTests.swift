@@ -43,4 +43,18 @@ struct FastLogExpTests {
         #expect(worst < 2e-6 && simdWorst < 1e-6)
         #expect(FastLogExp.exp2(-200) == 0 && FastLogExp.exp2(SIMD8(repeating: -200)) == SIMD8(repeating: 0))
     }
+
+    /// A non-finite level must not trap on the render path (a conversion to Int32 once did):
+    /// NaN and −∞ give 0, +∞ the largest power, scalar and in eight lanes alike.
+    @Test func exp2OfNonFiniteValuesDoesNotTrap() {
+        #expect(FastLogExp.exp2(Float.nan) == 0)
+        #expect(FastLogExp.exp2(-Float.infinity) == 0)
+        #expect(FastLogExp.exp2(Float.infinity) == FastLogExp.exp2(Float(127)))
+        let lanes = FastLogExp.exp2(SIMD8<Float>(.nan, -.infinity, .infinity, 0, 1, -1, 126.5, -126.5))
+        #expect(lanes[3] == 1 && lanes[4] == 2 && lanes[5] == 0.5)
+        #expect(lanes[2].isFinite)
+        var row: [Float] = [.nan, 0, .infinity, -.infinity, 3]
+        FastLogExp.exponentiate(&row, count: row.count)
+        #expect(row[1] == 1 && row[4] == 8 && row[0] == 0 && row[3] == 0)
+    }
 }

@@ -217,4 +217,37 @@ extension DynamicsTests {
         }
         #expect(abs(gr - (level + 16)) < 0.01)
     }
+
+    /// A hard knee at a level equal to the threshold (the knee's quadratic was 0/0 there), and
+    /// automatic makeup with threshold 0 (the curve's gain at 0 dBFS), read as the issue found
+    /// them: a 0 dBFS sine at threshold 0, a −20 dBFS sine at threshold −20 (DC at the level
+    /// too, which the peak detector reads exactly), makeup auto on silence, and the de-esser
+    /// chain that once stopped the process at 16 kHz. Output finite, and the curve's values as
+    /// its formula gives them at the threshold (no reduction).
+    @Test(arguments: [(0.0, Float(1)), (-20.0, Float(0.1))])
+    func hardKneeAtTheThresholdStaysFinite(threshold: Double, amplitude: Float) throws {
+        let preset = try Self.chain(#"{"type": "compressor", "threshold": \#(threshold), "ratio": 4, "knee": 0, "attack": 1, "release": 10}"#)
+        let sine = (0..<9600).map { amplitude * Float(sin(2 * Double.pi * 1000 * Double($0) / Self.rate)) }
+        let dc = [Float](repeating: amplitude, count: 4800)
+        for input in [sine, dc] {
+            let y = try PresetRender.render(preset, input: [input], block: 4096, rate: Self.rate).output[0]
+            #expect(y.allSatisfy { $0.isFinite })
+            #expect(abs(y.last! - input.last!) <= 1e-5 * abs(input.last!) + 1e-9)
+        }
+        #expect(CompressorCurve(thresholdDB: threshold, ratio: 4, kneeDB: 0).gainDB(threshold) == 0)
+        #expect(CompressorCurve(thresholdDB: 0, ratio: 4, kneeDB: 0).automaticMakeupDB == 0)
+    }
+
+    @Test func automaticMakeupAtThresholdZeroOnSilenceAndTheDeEsserChain() throws {
+        let auto = try Self.chain(#"{"type": "compressor", "threshold": 0, "knee": 0, "makeup": "auto"}"#)
+        let silent = try PresetRender.render(auto, input: [[Float](repeating: 0, count: 8192)], block: 512, rate: Self.rate).output[0]
+        #expect(silent.allSatisfy { $0 == 0 })
+        let chain = try Self.chain(#"""
+            {"type": "deesser", "threshold": 0, "knee": 0, "ratio": 38, "makeup": "auto", "link": 1.1, "lookahead": 15},
+            {"type": "pan"}, {"type": "lowpass", "frequency": 5000}, {"type": "loudness"}
+            """#)
+        let out = try PresetRender.render(chain, input: [[Float](repeating: 0, count: 1651), [Float](repeating: 0, count: 1651)],
+                                          block: 1651, rate: 16000).output
+        #expect(out.allSatisfy { $0.allSatisfy { $0 == 0 } })
+    }
 }

@@ -60,14 +60,18 @@ import TimbreEngine
 
     @Test func schemaAcceptsShippedPresets() throws {
         let docs = try Self.files.map { try String(contentsOf: $0, encoding: .utf8) }
+        try #require(docs.count >= 10, "the shipped presets were not found")
         let verdicts = try Self.runValidator(docs)
-        #expect(verdicts.count == docs.count)
+        try #require(verdicts.count == docs.count)
         for (url, ok) in zip(Self.files, verdicts) { #expect(ok, "\(url.lastPathComponent) fails the schema") }
     }
 
     @Test func schemaRejectsWhatTheDecoderRejects() throws {
         let bad = PresetDecoderTests.cases.filter { !$0.json.hasSuffix("[}") }.map(\.json)
+        try #require(bad.count >= 10)
         let verdicts = try Self.runValidator(bad)
+        // One verdict per document, or the loop below would check fewer than were sent.
+        try #require(verdicts.count == bad.count)
         for (doc, ok) in zip(bad, verdicts) { #expect(!ok, "schema accepts \(doc)") }
     }
 }

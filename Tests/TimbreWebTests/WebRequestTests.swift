@@ -33,7 +33,10 @@ import TimbreWeb
 
     /// The id of a refused message is kept when it could be read (the page matches the reply).
     @Test func refusedMessagesKeepTheirID() {
-        do { _ = try WebRequest.parse(#"{"v": 1, "id": 42, "command": 3}"#) } catch { #expect(error.id == 42) }
+        do {
+            _ = try WebRequest.parse(#"{"v": 1, "id": 42, "command": 3}"#)
+            Issue.record("a numeric command was accepted")
+        } catch { #expect(error.id == 42) }
     }
 
     static func head(_ uri: String = "/", host: String, origin: String? = nil, headers: [(String, String)] = []) -> HTTPRequestHead {

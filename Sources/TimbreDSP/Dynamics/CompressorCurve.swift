@@ -25,7 +25,10 @@ public struct CompressorCurve: Sendable, Equatable {
     public func outputDB(_ x: Double) -> Double {
         let over = x - thresholdDB, slope = 1 / ratio - 1
         if 2 * over < -kneeDB { return x }
-        if 2 * abs(over) <= kneeDB { let d = over + kneeDB / 2; return x + slope * d * d / (2 * kneeDB) }
+        // The knee's quadratic only where there is a knee: with W = 0 the middle case would be
+        // 0/0 exactly at the threshold (a level equal to T, or automatic makeup at T = 0).
+        if kneeDB > 0 && 2 * abs(over) <= kneeDB { let d = over + kneeDB / 2; return x + slope * d * d / (2 * kneeDB) }
+        if over <= 0 { return x }
         return thresholdDB + over / ratio
     }
 

@@ -22,16 +22,19 @@ public enum FastLogExp {
         return Float(exponent) + series * 2.8853900817779268  // 2 / ln 2
     }
 
-    /// 2^y; 0 below −126.
+    /// 2^y; 0 below −126 (and for NaN), 2^127 above 127. No conversion that can trap: the
+    /// whole part comes from the float's bits (a render must survive a non-finite level).
     @inlinable @inline(__always)
     public static func exp2(_ y: Float) -> Float {
-        if y < -126 { return 0 }
+        if !(y >= -126) { return 0 }  // also NaN
         let y = min(y, 127)
-        var whole = Int32(y)  // toward zero; then down
-        if Float(whole) > y { whole -= 1 }
-        let f = (y - Float(whole)) * 0.6931471805599453  // f · ln 2
+        let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
+        var floored = (y + big) - big
+        if floored > y { floored -= 1 }
+        let whole = (floored + big).bitPattern &- 0x4B40_0000  // the whole number, two's complement
+        let f = (y - floored) * 0.6931471805599453  // f · ln 2
         let p = 1 + f * (1 + f * (1 / 2 + f * (1 / 6 + f * (1 / 24 + f * (1 / 120 + f * (1 / 720 + f * (1 / 5040)))))))
-        return p * Float(bitPattern: UInt32(whole + 127) << 23)
+        return p * Float(bitPattern: (whole &+ 127) << 23)
     }
 }
 

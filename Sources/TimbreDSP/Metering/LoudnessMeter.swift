@@ -197,7 +197,8 @@ public struct LoudnessMeter {
 
     static func loudness(_ energy: Double) -> Double { -0.691 + 10 * log10(energy) }
 
-    static func bin(_ lufs: Double) -> Int { min(binCount - 1, max(0, Int((lufs - lowestLUFS) * binsPerLU))) }
+    /// The histogram bin of `lufs`, clamped before the conversion (which would trap on infinity).
+    static func bin(_ lufs: Double) -> Int { Int(min(Double(binCount - 1), max(0, (lufs - lowestLUFS) * binsPerLU))) }
     static func binCenter(_ k: Int) -> Double { lowestLUFS + (Double(k) + 0.5) / binsPerLU }
 
     static func add(_ energy: Double, to histogram: UnsafeMutablePointer<Double>) {

@@ -1,0 +1,121 @@
+import Foundation
+import TimbreTestSignals
+
+/// Random node objects drawn from the preset JSON Schema (`Presets/timbre-preset.schema.json`),
+/// so that a property test covers every node kind the schema names with no list of its own:
+/// a kind added to the catalog and the schema is drawn from the next run on.
+///
+/// Every value is in range. Edges are weighted: a number is its minimum, its maximum, 0 (when
+/// allowed) or its default in about half the draws, and a `oneOf` with a constant ("inf",
+/// "auto") takes the constant in a third of them. Optional keys are present about half the time.
+public struct RandomPresets {
+    let definitions: [String: Any]
+    let nodeSchemas: [String: [String: Any]]
+    /// Node `type` names this sampler draws (the schema's list less `excluded`).
+    public let typeNames: [String]
+
+    /// Reads the schema at `url`. `excluded`: types left out (plugins need a host; keys that
+    /// name other channels need a graph).
+    public init(schema url: URL, excluding excluded: Set<String> = ["plugin"]) throws {
+        let root = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        definitions = root["$defs"] as! [String: Any]
+        let node = definitions["node"] as! [String: Any]
+        let names = ((node["properties"] as! [String: Any])["type"] as! [String: Any])["enum"] as! [String]
+        var schemas: [String: [String: Any]] = [:]
+        for branch in node["oneOf"] as! [[String: Any]] {
+            let schema = Self.resolve(branch, in: definitions)
+            let typeSchema = (schema["properties"] as! [String: Any])["type"] as! [String: Any]
+            for name in (typeSchema["enum"] as? [String]) ?? [typeSchema["const"] as! String] { schemas[name] = schema }
+        }
+        nodeSchemas = schemas
+        typeNames = names.filter { !excluded.contains($0) }
+    }
+
+    static func resolve(_ schema: [String: Any], in definitions: [String: Any]) -> [String: Any] {
+        guard let ref = schema["$ref"] as? String else { return schema }
+        var resolved = resolve(definitions[String(ref.split(separator: "/").last!)] as! [String: Any], in: definitions)
+        for (k, v) in schema where k != "$ref" { resolved[k] = v }
+        return resolved
+    }
+
+    /// A random node of `type` as a JSON object (`id` and `bypass` left out; keys that name
+    /// other channels left out).
+    public func node(type: String, using rng: inout SeededRandom) -> [String: Any] {
+        let schema = nodeSchemas[type]!
+        var object: [String: Any] = ["type": type]
+        let properties = schema["properties"] as! [String: Any]
+        let forbiddenTogether = ((schema["not"] as? [String: Any])?["required"] as? [String]) ?? []
+        for key in properties.keys.sorted() where !["type", "id", "bypass", "key"].contains(key) {
+            guard rng.chance(0.55) else { continue }
+            if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
+            object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
+        }
+        // The RMS detector's window only with it (the decoder refuses a window on a peak detector).
+        if object["window"] != nil, (object["detector"] as? String) != "rms" { object["detector"] = "rms" }
+        return object
+    }
+
+    func value(_ schema: [String: Any], using rng: inout SeededRandom) -> Any {
+        if let options = schema["oneOf"] as? [[String: Any]] {
+            let constants = options.filter { $0["const"] != nil }
+            if !constants.isEmpty, rng.chance(0.33) { return constants[Int(rng.next() % UInt64(constants.count))]["const"]! }
+            let others = options.filter { $0["const"] == nil }
+            return value(Self.resolve(others[Int(rng.next() % UInt64(others.count))], in: definitions), using: &rng)
+        }
+        if let c = schema["const"] { return c }
+        if let choices = schema["enum"] as? [Any] { return choices[Int(rng.next() % UInt64(choices.count))] }
+        switch schema["type"] as? String {
+        case "number", "integer": return number(schema, using: &rng)
+        case "boolean": return rng.chance(0.5)
+        case "string": return "x"
+        case "array":
+            let items = Self.resolve(schema["items"] as? [String: Any] ?? [:], in: definitions)
+            let lo = schema["minItems"] as? Int ?? 0, hi = schema["maxItems"] as? Int ?? 4
+            let count = lo + Int(rng.next() % UInt64(hi - lo + 1))
+            var array = (0..<count).map { _ in value(items, using: &rng) }
+            // Ranges given as two numbers (a sidechain band) go low to high.
+            if count == 2, let a = array[0] as? Double, let b = array[1] as? Double { array = [min(a, b), max(a, b)] }
+            return array
+        case "object":
+            var object: [String: Any] = [:]
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            let keys = properties.keys.sorted()
+            // A sidechain takes one filter of the three.
+            if keys == ["band", "highpass", "lowpass"] {
+                let key = keys[Int(rng.next() % 3)]
+                object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
+                return object
+            }
+            for key in keys where rng.chance(0.55) {
+                object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
+            }
+            return object
+        default: return 0
+        }
+    }
+
+    func number(_ schema: [String: Any], using rng: inout SeededRandom) -> Double {
+        let lo = (schema["minimum"] as? Double) ?? -100, hi = (schema["maximum"] as? Double) ?? 100
+        let isInteger = schema["type"] as? String == "integer"
+        let u = rng.unit()
+        var x: Double
+        switch rng.next() % 10 {
+        case 0, 1: x = lo
+        case 2, 3: x = hi
+        case 4 where lo <= 0 && hi >= 0: x = 0
+        case 5: x = (schema["default"] as? Double) ?? lo + u * (hi - lo)
+        default:
+            // Log-uniform across wide positive ranges (frequencies, times), uniform otherwise.
+            x = lo > 0 && hi / lo > 100 ? lo * pow(hi / lo, u) : lo + u * (hi - lo)
+        }
+        if isInteger { x = x.rounded() }
+        return min(hi, max(lo, x))
+    }
+}
+
+extension SeededRandom {
+    /// Uniform in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// True with probability `p`.
+    public mutating func chance(_ p: Double) -> Bool { unit() < p }
+}
