@@ -73,9 +73,12 @@ public final class ControlInterpreter {
             return .ok("bypass \(node) \(on ? "on" : "off")")
         case .load(let path):
             let doc: JSONValue, label: String
-            do { (doc, label) = try loadDocument(path) } catch { throw ControlError("\(error)") }
+            do { (doc, label) = try loadDocument(path) } catch {
+                throw ControlError("\(error)", remote: (error as? any RedactableError)?.redactedDescription
+                                   ?? (error as? ControlError)?.remoteMessage ?? "\(ControlError.quote(path)): the preset cannot be loaded")
+            }
             try ControlPolicy.refusePluginFilePaths(in: doc, what: label)
-            do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)") }
+            do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)", remote: "\(label): \(error.redactedDescription)") }
             return .ok("loaded \(label) (\(engine.preset.name))")
         case .save(let path, let positions):
             guard let saveDocument else { throw ControlError("save: this host has no preset file to save to") }

@@ -31,8 +31,9 @@ public enum ControlPolicy {
     /// Throws when `document` (a node or a preset from a control message) names a plugin file by path.
     static func refusePluginFilePaths(in document: JSONValue, what: String) throws(ControlError) {
         guard let first = pluginFilePaths(in: document).first else { return }
-        throw ControlError("\(what): \(first.path) \(ControlError.quote(first.value)) names a plugin file by path, which control messages may not do "
-                           + "(LADSPA plugins are found by file name in LADSPA_PATH and the standard folders; put a path in a preset given on the command line)")
+        let rule = "names a plugin file by path, which control messages may not do "
+            + "(LADSPA plugins are found by file name in LADSPA_PATH and the standard folders; put a path in a preset given on the command line)"
+        throw ControlError("\(what): \(first.path) \(ControlError.quote(first.value)) " + rule, remote: "\(what): \(first.path) " + rule)
     }
 
     /// Resolves a preset path a control message names: it must lie inside `folder` once every

@@ -1,11 +1,15 @@
+import TimbreControl
 import TimbreEngine
 import TimbreFile
 
 /// A failure the CLI reports with one `timbre: error:` prefix and an exit code:
 /// 1 for usage and preset errors, 2 for processing and I/O errors.
-struct CLIError: Error, CustomStringConvertible {
+struct CLIError: Error, CustomStringConvertible, RedactableError {
     var message: String
     var exitCode: Int32
+    /// The message without values read from a file (what network senders hear); nil: the message.
+    var redacted: String?
+    var redactedDescription: String { redacted ?? message }
 
     static func usage(_ m: String) -> CLIError { CLIError(message: m, exitCode: 1) }
     static func io(_ m: String) -> CLIError { CLIError(message: m, exitCode: 2) }

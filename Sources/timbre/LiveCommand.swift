@@ -324,7 +324,7 @@ struct LiveCommand: ParsableCommand {
                         reject(e.message)
                         answer("error: " + e.message)
                         // The sender hears why (rate-limited like the printed errors).
-                        if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/error", arguments: [.string(e.message)]), to: peer) }
+                        if case .packet(_, let peer?) = item { inbox.reply(OSCMessage(address: "/timbre/error", arguments: [.string(e.remoteMessage)]), to: peer) }
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreControl
 import TimbreEngine
 
 /// Resolves `--preset`: a path to a JSON file, or the name of a shipped preset.
@@ -10,11 +11,14 @@ enum PresetLoader {
         if fm.fileExists(atPath: argument, isDirectory: &isDir) {
             if isDir.boolValue { throw .usage("\(argument): is a directory, not a preset file") }
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: argument)) else { throw .usage("\(argument): cannot read the file") }
-            do {
-                let doc = try PresetDecoder.parse(data)
-                _ = try PresetDecoder.decode(doc)
-                return (doc, argument)
-            } catch { throw .usage("\(argument): \(error)") }
+            let doc: JSONValue
+            do { doc = try PresetDecoder.parse(data) } catch {
+                var e = CLIError.usage("\(argument): \(error)"); e.redacted = "\(argument): not a JSON preset"; throw e
+            }
+            do { _ = try PresetDecoder.decode(doc) } catch {
+                var e = CLIError.usage("\(argument): \(error)"); e.redacted = "\(argument): \(error.redactedDescription)"; throw e
+            }
+            return (doc, argument)
         }
         let name = argument.hasSuffix(".json") ? String(argument.dropLast(5)) : argument
         if !argument.contains("/"), let shipped = EmbeddedPresets.all.first(where: { $0.name == name }) {

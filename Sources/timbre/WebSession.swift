@@ -98,7 +98,7 @@ final class WebSession {
         case .success(.status(let json)): o["ok"] = .bool(true); o["status"] = json
         case .success(.meters(let json)): o["ok"] = .bool(true); o["meters"] = json
         case .success(.subscribed), .success(.quit): o["ok"] = .bool(true)
-        case .failure(let e): o["ok"] = .bool(false); o["error"] = .string(e.message)
+        case .failure(let e): o["ok"] = .bool(false); o["error"] = .string(e.remoteMessage)  // names where, quotes nothing from files
         }
         server.send(JSONValue.object(o).jsonText, to: client)
     }
