@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreDSP
 import TimbreEngine
+import TimbreTestSupport
 
 /// The node catalog is the one place that knows each kind: every `type` it lists decodes,
 /// encodes and decodes back to the same node; presets built in code go to JSON and back
@@ -40,6 +41,28 @@ import TimbreEngine
     @Test func everyTypeNameHasAnExample() {
         #expect(Set(NodeCatalog.typeNames) == Set(Self.everyType.keys))
         #expect(NodeCatalog.typeNames.count == Set(NodeCatalog.typeNames).count, "no type name claimed by two kinds")
+    }
+
+    /// The real-time proofs (RealtimeSanitizer, allocation counts, ThreadSanitizer) render
+    /// `EveryNodePresets`: a kind missing there would skip them, so every catalog type must appear.
+    @Test func everyTypeIsInTheRealtimeProofsPresets() throws {
+        func types(_ value: JSONValue) -> Set<String> {
+            switch value {
+            case .object(let o):
+                var found: Set<String> = []
+                if case .string(let t)? = o["type"], o["generator"] == nil { found.insert(t) }
+                for v in o.values { found.formUnion(types(v)) }
+                return found
+            case .array(let a): return a.reduce(into: []) { $0.formUnion(types($1)) }
+            default: return []
+            }
+        }
+        var seen: Set<String> = []
+        for text in [EveryNodePresets.chain, EveryNodePresets.graph, EveryNodePresets.plugins] {
+            seen.formUnion(types(try PresetDecoder.parse(Data(text.utf8))))
+        }
+        let missing = Set(NodeCatalog.typeNames).subtracting(seen)
+        #expect(missing.isEmpty, "node types the real-time proofs never render: \(missing.sorted())")
     }
 
     @Test(arguments: NodeCatalog.typeNames)

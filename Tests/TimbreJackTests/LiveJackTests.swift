@@ -311,19 +311,27 @@ import TimbreTestSupport
         _ = try Self.noiseFile(dir + "/n.wav", seconds: 12)
         let preset = try folder.preset("rate", channels: #"{"id": "p", "player": {"file": "n.wav", "rateMode": "varispeed"}}"#)
         let live = try PlayerFolder.live(preset)
-        func time() -> Double { ((try? live.status()["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? -1 }
+        // The player's position and the host's clock in one status reply: JACK's cycles × the
+        // buffer size / the rate is the audio time rendered, whatever the machine's load.
+        func reading() -> (time: Double, audio: Double) {
+            let status = (try? live.status()) ?? [:]
+            let time = ((status["players"] as? [String: Any])?["p"] as? [String: Any])?["currentTime"] as? Double ?? -1
+            let cycles = status["cycles"] as? Double ?? 0, buffer = status["bufferSize"] as? Double ?? 0
+            return (time, cycles * buffer / 48000)
+        }
         usleep(1_000_000)
-        let before = time()
+        let before = reading().time
         live.send("set p.rate 2")  // AVAudioPlayer's name for the player's rate
         #expect(live.waitForLine { $0.hasPrefix("ok: set p.rate 2") } != nil, "\(live.errors)")
         usleep(300_000)
-        let t0 = time(), c0 = Date()
+        let r0 = reading()
         usleep(1_500_000)
-        let t1 = time(), elapsed = Date().timeIntervalSince(c0)
-        let speed = (t1 - t0) / elapsed
-        print(String(format: "JACK rate change: currentTime %.3f before, %.3f → %.3f over %.2f s after (%.2f× real time)", before, t0, t1, elapsed, speed))
-        #expect(t0 >= before, "continued, not restarted")
-        #expect(speed > 1.7 && speed < 2.3)
+        let r1 = reading()
+        let speed = (r1.time - r0.time) / (r1.audio - r0.audio)
+        print(String(format: "JACK rate change: currentTime %.3f before, %.3f → %.3f over %.3f s of audio after (%.3f× the audio clock)", before, r0.time, r1.time, r1.audio - r0.audio, speed))
+        #expect(r0.time >= before, "continued, not restarted")
+        // Two readings a status reply apart each: at most a buffer (256 frames) of skew at each end.
+        #expect(r1.audio - r0.audio > 0.5 && abs(speed - 2) <= 2 * 2 * 256 / 48000 / (r1.audio - r0.audio) + 0.01)
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
     }
