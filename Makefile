@@ -77,7 +77,7 @@ presets:
 	python3 scripts/embed-presets.py
 
 check-presets:
-	@python3 scripts/embed-presets.py --check || { echo "Sources/timbre/EmbeddedPresets.swift is stale: run 'make presets'"; exit 1; }
+	@python3 scripts/embed-presets.py --check || { echo "Sources/TimbreHost/EmbeddedPresets.swift is stale: run 'make presets'"; exit 1; }
 
 ## RealtimeSanitizer run of the render path with concurrent plan swaps (its own build folder).
 rtsan: deps

@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TimbreControl", targets: ["TimbreControl"]),
         .library(name: "TimbreJack", targets: ["TimbreJack"]),
         .library(name: "TimbrePlugins", targets: ["TimbrePlugins"]),
+        .library(name: "TimbreHost", targets: ["TimbreHost"]),
         .executable(name: "timbre", targets: ["timbre"]),
     ],
     dependencies: [
@@ -64,8 +65,15 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
-        .executableTarget(name: "timbre", dependencies: [
+        // The sessions as a library: live (control loop, one grammar, replies per transport),
+        // web, takes, offline render with normalisation, batch, response and meter formatting.
+        .target(name: "TimbreHost", dependencies: [
             "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins", "TimbreWeb",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        // The command-line program: argument parsing and printing only.
+        .executableTarget(name: "timbre", dependencies: [
+            "TimbreHost", "TimbreEngine", "TimbreFile", "TimbreControl", "TimbreJack", "TimbrePlugins", "TimbreWeb",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),

@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreEngine
@@ -15,13 +16,13 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds of signal.") var seconds: Double = 10
 
     func run() throws {
-        guard seconds > 0 && seconds <= 3600 else { throw CLIError.usage("--seconds \(seconds) is out of range (allowed 0…3600)") }
+        guard seconds > 0 && seconds <= 3600 else { throw HostError.usage("--seconds \(seconds) is out of range (allowed 0…3600)") }
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw CLIError.usage("--output-dir \(outputDir) is a file, not a folder") }
+            guard isDir.boolValue else { throw HostError.usage("--output-dir \(outputDir) is a file, not a folder") }
         } else {
             do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
-                throw CLIError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
+                throw HostError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
             }
         }
         TemporaryFiles.installSignalHandlers()
@@ -39,7 +40,7 @@ struct DemoCommand: ParsableCommand {
                 }
             }
             try w.commit()
-        } catch let e as AudioFileError { throw CLIError.io(e.description) }
+        } catch let e as AudioFileError { throw HostError.io(e.description) }
         print("Synthesised \(String(format: "%.1f", seconds)) s of test music → \(inputPath)")
         print("Preset: \(p.name) (\(label))")
         for line in p.outline { print(line) }
@@ -50,6 +51,6 @@ struct DemoCommand: ParsableCommand {
             print(RenderCommand.summaryLine(summary, output: outputPath))
             let inInfo = try AudioFileInfo.scan(path: inputPath)
             print(String(format: "Input peak %.2f dBFS, output peak %.2f dBFS", inInfo.peakDBFS ?? -999, summary.peakDBFS))
-        } catch let e as RenderError { throw CLIError(e) } catch let e as AudioFileError { throw CLIError.io(e.description) }
+        } catch let e as RenderError { throw HostError(e) } catch let e as AudioFileError { throw HostError.io(e.description) }
     }
 }

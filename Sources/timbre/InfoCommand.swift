@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreFile
@@ -12,7 +13,7 @@ struct InfoCommand: ParsableCommand {
     func run() throws {
         var infos: [AudioFileInfo] = []
         for f in files {
-            do { infos.append(try AudioFileInfo.scan(path: f)) } catch { throw CLIError.io(error.description) }
+            do { infos.append(try AudioFileInfo.scan(path: f)) } catch { throw HostError.io(error.description) }
         }
         if json {
             let enc = JSONEncoder()

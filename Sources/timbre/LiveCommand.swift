@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Atomics
 import Foundation
@@ -89,8 +90,8 @@ struct LiveCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a meter line about ten times a second: the output (master) and every meter, loudness and dynamics node.") var meters = false
 
     func run() throws {
-        guard (0...32).contains(inputs), (1...32).contains(outputs) else { throw CLIError.usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32") }
-        if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
+        guard (0...32).contains(inputs), (1...32).contains(outputs) else { throw HostError.usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32") }
+        if let p = oscPort, !(1...65535).contains(p) { throw HostError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
         let (document, label) = try Self.loadDocument(preset)
         let host: JackHost
         do {
@@ -98,16 +99,16 @@ struct LiveCommand: ParsableCommand {
             host = try JackHost(name: name, document: document, inputs: inputs, outputs: outputs, midiInput: midi,
                                 host: .files(in: directory, plugins: PluginHost.loader))
         } catch let e as PresetError {
-            throw CLIError.usage("\(label): \(e)")
+            throw HostError.usage("\(label): \(e)")
         } catch {
-            throw CLIError.io("JACK: \(error)")
+            throw HostError.io("JACK: \(error)")
         }
         let prefetcher = PlayerPrefetcher()
         prefetcher.readDelay = Double(ProcessInfo.processInfo.environment["TIMBRE_TEST_READ_DELAY_MS"] ?? "").map { $0 / 1000 } ?? 0
         prefetcher.update(Array(host.engine.playerStates.values))
         prefetcher.start()
         defer { prefetcher.stop() }
-        do { try host.activate() } catch { throw CLIError.io("JACK: \(error)") }
+        do { try host.activate() } catch { throw HostError.io("JACK: \(error)") }
         for (k, port) in (connectInputs?.split(separator: ",").map(String.init) ?? []).enumerated() where k < inputs {
             do { try host.jack.connect(port, host.inputPortNames[k]) } catch { reportError("\(error)") }
         }
@@ -119,7 +120,7 @@ struct LiveCommand: ParsableCommand {
                 do { try host.jack.connect(port, midiPort) } catch { reportError("\(error)") }
             }
         } else if connectMidi != nil {
-            throw CLIError.usage("--connect-midi needs --midi")
+            throw HostError.usage("--connect-midi needs --midi")
         }
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
@@ -134,10 +135,10 @@ struct LiveCommand: ParsableCommand {
         let inbox = ControlInbox()
         inbox.readStandardInput()
         if let port = oscPort {
-            do { try inbox.listenOSC(port: UInt16(port)) } catch { throw CLIError.io("OSC: \(error)") }
+            do { try inbox.listenOSC(port: UInt16(port)) } catch { throw HostError.io("OSC: \(error)") }
         }
         if let path = controlSocket {
-            do { try inbox.listenUnixSocket(path: path) } catch { throw CLIError.usage("--control-socket: \(error)") }
+            do { try inbox.listenUnixSocket(path: path) } catch { throw HostError.usage("--control-socket: \(error)") }
         }
         defer { inbox.closeControlSocket() }
         var web: WebControlServer?
@@ -145,12 +146,12 @@ struct LiveCommand: ParsableCommand {
             let parts = http.split(separator: ":", omittingEmptySubsequences: false)
             let (address, portText) = parts.count >= 2 ? (parts.dropLast().joined(separator: ":"), String(parts.last!)) : ("127.0.0.1", http)
             guard let port = Int(portText), (0...65535).contains(port), !address.isEmpty else {
-                throw CLIError.usage("--http \(http): expected [HOST:]PORT, e.g. 127.0.0.1:8080 or 8080")
+                throw HostError.usage("--http \(http): expected [HOST:]PORT, e.g. 127.0.0.1:8080 or 8080")
             }
             let token = httpToken ?? (WebAccessPolicy.isLoopback(address) ? nil : WebAccessPolicy.makeToken())
             let server = WebControlServer(policy: WebAccessPolicy(host: address, port: port, token: token), assets: WebPage.assets,
                                           connected: { inbox.push(.webConnected($0)) }, receive: { inbox.push(.webMessage($0, from: $1)) })
-            do { _ = try server.start() } catch { throw CLIError.io("--http \(http): \(error)") }
+            do { _ = try server.start() } catch { throw HostError.io("--http \(http): \(error)") }
             web = server
         }
         defer { web?.stop() }
@@ -158,7 +159,7 @@ struct LiveCommand: ParsableCommand {
         let folder = presetsDir, anyPath = allowAnyPath
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw CLIError.usage("--presets-dir \(folder) is not a folder")
+            throw HostError.usage("--presets-dir \(folder) is not a folder")
         }
         // `load` from a control message: a file inside the presets folder (links followed), or
         // a shipped preset's name; anything else only with --allow-any-path.
@@ -402,7 +403,7 @@ struct LiveCommand: ParsableCommand {
     /// 20 ms anyway), else 50 ms (players' rings hold seconds; events are printed, not acted on).
     static func loopPace(midi: Bool) -> Double { midi ? 0.02 : 0.05 }
 
-    static func loadDocument(_ argument: String) throws(CLIError) -> (JSONValue, String) {
+    static func loadDocument(_ argument: String) throws(HostError) -> (JSONValue, String) {
         try PresetLoader.loadDocument(argument)
     }
 

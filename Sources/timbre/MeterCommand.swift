@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreEngine
@@ -20,7 +21,7 @@ struct MeterCommand: ParsableCommand {
     @Option(name: .long, help: "Short-term values per second for the loudness range: 10 or 1.") var lraRate: Int = 10
 
     func run() throws {
-        guard [1, 10].contains(lraRate) else { throw CLIError.usage("--lra-rate \(lraRate) is not allowed (allowed 1 or 10)") }
+        guard [1, 10].contains(lraRate) else { throw HostError.usage("--lra-rate \(lraRate) is not allowed (allowed 1 or 10)") }
         var reports: [JSONValue] = []
         for path in files {
             var bar = ProgressBar(enabled: !json || isatty(STDOUT_FILENO) == 0)
@@ -35,7 +36,7 @@ struct MeterCommand: ParsableCommand {
                 }
             } catch {
                 bar.finish()
-                throw CLIError.io(error.description)
+                throw HostError.io(error.description)
             }
             bar.finish()
             if json {

@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbrePlugins
@@ -44,7 +45,7 @@ struct PluginsCommand: ParsableCommand {
 
         func run() throws {
             guard let d = PluginHost.describe(id) else {
-                throw CLIError.usage("no plugin \"\(id)\" is installed (`timbre plugins` lists LV2 URIs and LADSPA file.so:label ids)")
+                throw HostError.usage("no plugin \"\(id)\" is installed (`timbre plugins` lists LV2 URIs and LADSPA file.so:label ids)")
             }
             if json { try printJSON(d); return }
             print("\(d.name)\n  id:        \(d.id) (\(d.standard.rawValue))\n  from:      \(d.location)")

@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreEngine
@@ -22,16 +23,16 @@ struct PresetsCommand: ParsableCommand {
         @Option(name: .long, help: "The preset's name (default: the file's name).") var name: String?
 
         func run() throws {
-            guard let data = InputText.contents(of: file) else { throw CLIError.usage("\(file): cannot read the file") }
+            guard let data = InputText.contents(of: file) else { throw HostError.usage("\(file): cannot read the file") }
             let label = file == "-" ? "standard input" : file
             let presetName = name ?? (file == "-" ? "imported" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             let preset: Preset
             do { preset = try ParametricEQImport.preset(from: String(decoding: data, as: UTF8.self), name: presetName, source: label) }
-            catch { throw CLIError.usage("\(error)") }
+            catch { throw HostError.usage("\(error)") }
             let json = PresetEncoder.encode(preset).jsonText + "\n"
             guard let output else { print(json, terminator: ""); return }
             do { try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                throw CLIError.io("\(output): cannot write: \(error.localizedDescription)")
+                throw HostError.io("\(output): cannot write: \(error.localizedDescription)")
             }
             print("\(output): \(preset.name), \(preset.allNodes.count) nodes")
             for line in preset.outline { print(line) }
@@ -67,7 +68,7 @@ struct PresetsCommand: ParsableCommand {
                     do {
                         _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64),
                                            registry: PluginHost.registry())
-                    } catch { throw CLIError.usage("\(f): \(error)") }
+                    } catch { throw HostError.usage("\(f): \(error)") }
                     if let notice = preset.bandsLeftOutNotice(sampleRate: sampleRate) { print("\(f): note: \(notice)") }
                 }
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")
@@ -81,7 +82,7 @@ struct PresetsCommand: ParsableCommand {
         @Argument(help: "Shipped preset name.") var name: String
         func run() throws {
             guard let p = EmbeddedPresets.all.first(where: { $0.name == name }) else {
-                throw CLIError.usage("no shipped preset named \(name)")
+                throw HostError.usage("no shipped preset named \(name)")
             }
             print(p.json, terminator: "")
         }

@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreControl
@@ -52,14 +53,14 @@ struct RecordCommand: ParsableCommand {
     func run() throws {
         let ports = inputs?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         let count = ports.isEmpty ? (channels ?? 2) : ports.count
-        guard (1...64).contains(count) else { throw CLIError.usage("--channels \(count) is out of range (allowed 1…64)") }
-        if let c = channels, !ports.isEmpty, c != ports.count { throw CLIError.usage("--channels \(c) and \(ports.count) --inputs ports disagree") }
-        if let d = duration, !(d > 0 && d <= 86_400 * 7) { throw CLIError.usage("--duration \(d) is out of range (allowed > 0 … 604800 s)") }
-        guard (0...3600).contains(preRoll) else { throw CLIError.usage("--pre-roll \(preRoll) is out of range (allowed 0…3600 s)") }
-        guard (4...60).contains(ring) else { throw CLIError.usage("--ring \(ring) is out of range (allowed 4…60 s)") }
-        if dry && preset == nil { throw CLIError.usage("--dry records the inputs beside a preset: give --preset") }
-        if let p = oscPort, !(1...65535).contains(p) { throw CLIError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
-        if FileManager.default.fileExists(atPath: output) { throw CLIError.usage("\(output) exists already (a take never replaces a file)") }
+        guard (1...64).contains(count) else { throw HostError.usage("--channels \(count) is out of range (allowed 1…64)") }
+        if let c = channels, !ports.isEmpty, c != ports.count { throw HostError.usage("--channels \(c) and \(ports.count) --inputs ports disagree") }
+        if let d = duration, !(d > 0 && d <= 86_400 * 7) { throw HostError.usage("--duration \(d) is out of range (allowed > 0 … 604800 s)") }
+        guard (0...3600).contains(preRoll) else { throw HostError.usage("--pre-roll \(preRoll) is out of range (allowed 0…3600 s)") }
+        guard (4...60).contains(ring) else { throw HostError.usage("--ring \(ring) is out of range (allowed 4…60 s)") }
+        if dry && preset == nil { throw HostError.usage("--dry records the inputs beside a preset: give --preset") }
+        if let p = oscPort, !(1...65535).contains(p) { throw HostError.usage("--osc-port \(p) is out of range (allowed 1…65535)") }
+        if FileManager.default.fileExists(atPath: output) { throw HostError.usage("\(output) exists already (a take never replaces a file)") }
 
         var document = JSONValue.object(["version": .number(1), "name": .string("dry"), "chain": .array([])]), label = "dry"
         if let preset { (document, label) = try PresetLoader.loadDocument(preset) }
@@ -68,13 +69,13 @@ struct RecordCommand: ParsableCommand {
             host = try JackHost(name: name, document: document, inputs: count, outputs: count,
                                 host: .files(in: nil, plugins: PluginHost.loader))
         } catch let e as PresetError {
-            throw CLIError.usage("\(label): \(e)")
+            throw HostError.usage("\(label): \(e)")
         } catch {
-            throw CLIError.io("JACK: \(error)")
+            throw HostError.io("JACK: \(error)")
         }
-        do { try host.activate() } catch { throw CLIError.io("JACK: \(error)") }
+        do { try host.activate() } catch { throw HostError.io("JACK: \(error)") }
         for (k, port) in ports.enumerated() {
-            do { try host.jack.connect(port, host.inputPortNames[k]) } catch { host.close(); throw CLIError.io("\(error)") }
+            do { try host.jack.connect(port, host.inputPortNames[k]) } catch { host.close(); throw HostError.io("\(error)") }
         }
         signal(SIGINT) { _ in stopSignal.store(SIGINT, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(SIGTERM, ordering: .relaxed) }
@@ -102,7 +103,7 @@ struct RecordCommand: ParsableCommand {
         let inbox = ControlInbox()
         inbox.readStandardInput()
         if let port = oscPort {
-            do { try inbox.listenOSC(port: UInt16(port)) } catch { session.stop(); host.close(); throw CLIError.io("OSC: \(error)") }
+            do { try inbox.listenOSC(port: UInt16(port)) } catch { session.stop(); host.close(); throw HostError.io("OSC: \(error)") }
         }
         var lastMeter = Date.distantPast
         var failed = false

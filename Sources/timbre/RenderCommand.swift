@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreDSP
@@ -87,16 +88,16 @@ struct RenderCommand: ParsableCommand {
         if let outputDir { return try runBatch(outputDir: outputDir, template: template) }
         for option in [("--jobs", jobs != nil), ("--files-from", filesFrom != nil), ("--shard", shard != nil),
                        ("--skip-existing", skipExisting), ("--report", report != nil), ("--recursive", recursive)] where option.1 {
-            throw CLIError.usage("\(option.0) goes with --output-dir")
+            throw HostError.usage("\(option.0) goes with --output-dir")
         }
-        guard let output else { throw CLIError.usage("missing -o/--output (or --output-dir for several files)") }
+        guard let output else { throw HostError.usage("missing -o/--output (or --output-dir for several files)") }
         if inputs.count > 1 && !concat && !mix {
-            throw CLIError.usage("\(inputs.count) input files: add --concat (one after another) or --mix (summed)")
+            throw HostError.usage("\(inputs.count) input files: add --concat (one after another) or --mix (summed)")
         }
         for input in inputs where input != "-" {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: input, isDirectory: &isDir), isDir.boolValue {
-                throw CLIError.usage("\(input) is a folder: render its files with --output-dir DIR --recursive")
+                throw HostError.usage("\(input) is a folder: render its files with --output-dir DIR --recursive")
             }
         }
         var request = template.request
@@ -135,15 +136,15 @@ struct RenderCommand: ParsableCommand {
 
     /// The options as a request (without inputs and output), checked: every usage error
     /// before any file is touched.
-    func requestTemplate() throws(CLIError) -> RenderRun.Template {
+    func requestTemplate() throws(HostError) -> RenderRun.Template {
         guard (1...65536).contains(blockSize) else { throw .usage("--block-size \(blockSize) is out of range (allowed 1…65536)") }
-        let fmt = try format.map { f throws(CLIError) in
+        let fmt = try format.map { f throws(HostError) in
             guard let v = SoundFileFormat(rawValue: f.lowercased()) else {
                 throw .usage("--format \(f) is not known (allowed: \(SoundFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             return v
         }
-        let enc = try encoding.map { e throws(CLIError) in try Self.encoding(e, option: "--encoding") }
+        let enc = try encoding.map { e throws(HostError) in try Self.encoding(e, option: "--encoding") }
         guard ["auto", "tpdf", "none"].contains(dither) else { throw .usage("--dither \(dither) is not known (allowed: auto, tpdf, none)") }
         if let normalize, !(-70...0).contains(normalize) { throw .usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
         guard (-20...0).contains(truePeakCeiling) else { throw .usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
@@ -193,7 +194,7 @@ struct RenderCommand: ParsableCommand {
         }
         guard quality == nil || bitrate == nil else { throw .usage("--quality and --bitrate exclude each other (a bitrate is constant; a quality varies it)") }
         if let quality, !(quality.isFinite && (0...10).contains(quality)) { throw .usage("--quality \(quality) is out of range (allowed 0…10)") }
-        let (p, label) = try preset.map { a throws(CLIError) in try PresetLoader.load(a) } ?? (Preset.none, "no preset")
+        let (p, label) = try preset.map { a throws(HostError) in try PresetLoader.load(a) } ?? (Preset.none, "no preset")
         var request = RenderRequest(inputPaths: [], outputPath: "", preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil || report != nil)
         request.ditherOnlyOffGrid = dither == "auto"
@@ -216,7 +217,7 @@ struct RenderCommand: ParsableCommand {
                                   normalize: normalize.map { .init(targetLUFS: $0, ceilingDBTP: truePeakCeiling, linear: normalizeMode == "linear") })
     }
 
-    static func encoding(_ name: String, option: String) throws(CLIError) -> SampleEncoding {
+    static func encoding(_ name: String, option: String) throws(HostError) -> SampleEncoding {
         guard let e = SampleEncoding(rawValue: name.lowercased()) else {
             throw .usage("\(option) \(name) is not known (allowed: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
@@ -225,20 +226,20 @@ struct RenderCommand: ParsableCommand {
 
     /// `--output-dir`: each input rendered alone through the preset (``BatchRender``).
     func runBatch(outputDir: String, template: RenderRun.Template) throws {
-        guard output == nil else { throw CLIError.usage("-o/--output and --output-dir exclude each other (--output-dir names each output after its input)") }
-        guard !concat && !mix else { throw CLIError.usage("--output-dir renders each input alone: it excludes --concat and --mix") }
+        guard output == nil else { throw HostError.usage("-o/--output and --output-dir exclude each other (--output-dir names each output after its input)") }
+        guard !concat && !mix else { throw HostError.usage("--output-dir renders each input alone: it excludes --concat and --mix") }
         let parallel = jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        guard (1...256).contains(parallel) else { throw CLIError.usage("--jobs \(parallel) is out of range (allowed 1…256)") }
-        let part = try shard.map { s throws(CLIError) in try BatchRender.Shard(s) }
+        guard (1...256).contains(parallel) else { throw HostError.usage("--jobs \(parallel) is out of range (allowed 1…256)") }
+        let part = try shard.map { s throws(HostError) in try BatchRender.Shard(s) }
         var list = inputs
         if let filesFrom { list += try BatchRender.readList(filesFrom) }
-        guard !list.isEmpty else { throw CLIError.usage("--output-dir needs input files (arguments or --files-from)") }
+        guard !list.isEmpty else { throw HostError.usage("--output-dir needs input files (arguments or --files-from)") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CLIError.usage("--output-dir \(outputDir) is a file, not a folder") }
+            guard isDirectory.boolValue else { throw HostError.usage("--output-dir \(outputDir) is a file, not a folder") }
         } else {
             do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
-                throw CLIError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
+                throw HostError.io("\(outputDir): cannot create the folder: \(error.localizedDescription)")
             }
         }
         var jobs = try BatchRender.plan(inputs: list, directory: outputDir, format: format, recursive: recursive)

@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreFile
@@ -25,9 +26,9 @@ struct RepairCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the findings as JSON.") var json = false
 
     func run() throws {
-        if inPlace && output != nil { throw CLIError.usage("--in-place and -o cannot be used together") }
+        if inPlace && output != nil { throw HostError.usage("--in-place and -o cannot be used together") }
         let repair: WaveFileRepair
-        do { repair = try WaveFileRepair(path: file) } catch { throw CLIError.io(error.description) }
+        do { repair = try WaveFileRepair(path: file) } catch { throw HostError.io(error.description) }
         var target: String?
         if inPlace {
             // The file a link points at is the one repaired; the link stays a link.
@@ -35,7 +36,7 @@ struct RepairCommand: ParsableCommand {
         } else if let output {
             let resolvedIn = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
             let resolvedOut = URL(fileURLWithPath: output).resolvingSymlinksInPath().path
-            if resolvedIn == resolvedOut { throw CLIError.usage("-o \(output) is the input itself (use --in-place to replace it)") }
+            if resolvedIn == resolvedOut { throw HostError.usage("-o \(output) is the input itself (use --in-place to replace it)") }
             target = output
         }
         if let target { try Self.writeAtomically(repair, to: target) }
@@ -63,22 +64,22 @@ struct RepairCommand: ParsableCommand {
         let slot = TemporaryFiles.register(temporary)
         defer { TemporaryFiles.unregister(slot) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CLIError.io("\(target): cannot create: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw HostError.io("\(target): cannot create: \(String(cString: strerror(errno)))") }
         do {
             try repair.write(to: fd)
         } catch {
             close(fd); unlink(temporary)
-            throw CLIError.io(error.description)
+            throw HostError.io(error.description)
         }
         if fsync(fd) != 0 || close(fd) != 0 {
             let why = String(cString: strerror(errno))
             unlink(temporary)
-            throw CLIError.io("\(target): write failed: \(why)")
+            throw HostError.io("\(target): write failed: \(why)")
         }
         if rename(temporary, target) != 0 {
             let why = String(cString: strerror(errno))
             unlink(temporary)
-            throw CLIError.io("\(target): cannot move into place: \(why)")
+            throw HostError.io("\(target): cannot move into place: \(why)")
         }
     }
 }

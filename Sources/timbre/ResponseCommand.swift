@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreDSP
@@ -29,11 +30,11 @@ struct ResponseCommand: ParsableCommand {
 
     func run() throws {
         let plotSize = try size.map(SVGPlot.size(parsing:))
-        guard (8000...384000).contains(sampleRate) else { throw CLIError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
-        guard (16...10000).contains(points) else { throw CLIError.usage("--points \(points) is out of range (allowed 16…10000)") }
+        guard (8000...384000).contains(sampleRate) else { throw HostError.usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000)") }
+        guard (16...10000).contains(points) else { throw HostError.usage("--points \(points) is out of range (allowed 16…10000)") }
         let (p, label) = try PresetLoader.load(preset)
         do { _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), registry: PluginHost.registry()) }
-        catch { throw CLIError.usage("\(label): \(error)") }
+        catch { throw HostError.usage("\(label): \(error)") }
         let top = min(20000, 0.49 * sampleRate)
         let freqs = (0..<points).map { 20 * pow(top / 20, Double($0) / Double(points - 1)) }
         // Each node's linear response (filters, EQs, gains); pan, meters and plugins have none.

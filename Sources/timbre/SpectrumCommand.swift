@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 import TimbreDSP
@@ -28,18 +29,18 @@ struct SpectrumCommand: ParsableCommand {
 
     func run() throws {
         let plotSize = try size.map(SVGPlot.size(parsing:))
-        guard SpectrumAnalyzer.sizes.contains(fftSize) else { throw CLIError.usage("--fft-size \(fftSize) is out of range (allowed 256…32768)") }
+        guard SpectrumAnalyzer.sizes.contains(fftSize) else { throw HostError.usage("--fft-size \(fftSize) is out of range (allowed 256…32768)") }
         guard let win = SpectrumWindow(rawValue: window) else {
-            throw CLIError.usage("--window \(window) is not known (allowed: \(SpectrumWindow.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw HostError.usage("--window \(window) is not known (allowed: \(SpectrumWindow.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        guard (0...0.95).contains(overlap) else { throw CLIError.usage("--overlap \(overlap) is out of range (allowed 0…0.95)") }
-        if let averaging, !(averaging >= 0) { throw CLIError.usage("--averaging \(averaging) must be 0 or more seconds") }
-        let fraction: Int? = try bands.map { name throws(CLIError) in
+        guard (0...0.95).contains(overlap) else { throw HostError.usage("--overlap \(overlap) is out of range (allowed 0…0.95)") }
+        if let averaging, !(averaging >= 0) { throw HostError.usage("--averaging \(averaging) must be 0 or more seconds") }
+        let fraction: Int? = try bands.map { name throws(HostError) in
             switch name { case "octave": 1; case "third": 3; case "sixth": 6
-            default: throw CLIError.usage("--bands \(name) is not known (allowed: octave, third, sixth)") }
+            default: throw HostError.usage("--bands \(name) is not known (allowed: octave, third, sixth)") }
         }
         let reader: SoundFileReader
-        do { reader = try SoundFileReader(path: file) } catch { throw CLIError.io(error.description) }
+        do { reader = try SoundFileReader(path: file) } catch { throw HostError.io(error.description) }
         let analyzer = SpectrumAnalyzer(size: fftSize, sampleRate: reader.sampleRate, channelCount: reader.channelCount, window: win,
                                         overlap: overlap, averagingSeconds: averaging ?? .infinity)
         let block = 8192
@@ -52,7 +53,7 @@ struct SpectrumCommand: ParsableCommand {
         var done: Int64 = 0
         while true {
             let n: Int
-            do { n = try reader.read(into: ptrs, maxFrames: block) } catch { bar.finish(); throw CLIError.io(error.description) }
+            do { n = try reader.read(into: ptrs, maxFrames: block) } catch { bar.finish(); throw HostError.io(error.description) }
             if n == 0 { break }
             analyzer.process(ptrs, frameCount: n)
             done += Int64(n)
@@ -60,7 +61,7 @@ struct SpectrumCommand: ParsableCommand {
             if reader.frameCount > 0 { bar.update(fraction: Double(done) / Double(reader.frameCount), elapsed: elapsed, speed: elapsed > 0 ? Double(done) / reader.sampleRate / elapsed : 0) }
         }
         bar.finish()
-        guard analyzer.frames > 0 else { throw CLIError.io("\(file): shorter than one FFT frame (\(fftSize) samples); use a smaller --fft-size") }
+        guard analyzer.frames > 0 else { throw HostError.io("\(file): shorter than one FFT frame (\(fftSize) samples); use a smaller --fft-size") }
         let peak = analyzer.peak
         let levels = analyzer.levelsDB(), held = analyzer.levelsDB(peakHold: true)
         let bandList = fraction.map { analyzer.bands(fraction: $0) }

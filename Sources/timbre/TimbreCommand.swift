@@ -1,3 +1,4 @@
+import TimbreHost
 import ArgumentParser
 import Foundation
 
@@ -21,7 +22,7 @@ struct TimbreCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as CLIError {
+        } catch let error as HostError {
             FileHandle.standardError.write(Data("timbre: error: \(error.message)\n".utf8))
             Foundation.exit(error.exitCode)
         } catch {

@@ -6,39 +6,39 @@ import TimbreJack
 /// The takes of a `timbre record` or `timbre live` process: each a ``TakeRecorder`` fed by a
 /// recording slot of the JACK host. Commands (`record start FILE [master|inputs]`, `record
 /// stop|pause|resume|marker|discard|status`) come as words from stdin or OSC.
-final class TakeSession {
-    struct Take {
-        let recorder: TakeRecorder
+package final class TakeSession {
+    package struct Take {
+        package let recorder: TakeRecorder
         /// The host's recording slot (master, inputs), or the channel or group whose bus it taps.
-        let slot: Int?
-        let bus: String?
+        package let slot: Int?
+        package let bus: String?
     }
 
     /// What a take records.
-    enum Source: Equatable {
+    package enum Source: Equatable {
         case master, inputs
         /// A channel's or group's bus of a graph preset (after its chain and pan).
         case bus(String)
     }
 
-    let host: JackHost
+    package let host: JackHost
     /// Where acknowledgements and failures go (``handle(_:echo:echoFailure:)`` adds a listener
     /// for one command).
-    private(set) var say: (String) -> Void
-    private(set) var fail: (String) -> Void
-    private(set) var takes: [Take] = []
-    var defaultEncoding: SampleEncoding?
-    var ringSeconds: Double = 4
+    package private(set) var say: (String) -> Void
+    package private(set) var fail: (String) -> Void
+    package private(set) var takes: [Take] = []
+    package var defaultEncoding: SampleEncoding?
+    package var ringSeconds: Double = 4
 
-    init(host: JackHost, say: @escaping (String) -> Void, fail: @escaping (String) -> Void) {
+    package init(host: JackHost, say: @escaping (String) -> Void, fail: @escaping (String) -> Void) {
         self.host = host; self.say = say; self.fail = fail
     }
 
     /// Opens a take of `path` listening to `source`; with `preRoll` > 0 it is armed (waiting
     /// for `record`), otherwise it records at once.
     @discardableResult
-    func start(path: String, source: Source, channels: Int? = nil, format: String? = nil, encoding: String? = nil,
-               preRollSeconds: Double = 0, durationSeconds: Double? = nil, armed: Bool = false) throws(CLIError) -> TakeRecorder {
+    package func start(path: String, source: Source, channels: Int? = nil, format: String? = nil, encoding: String? = nil,
+               preRollSeconds: Double = 0, durationSeconds: Double? = nil, armed: Bool = false) throws(HostError) -> TakeRecorder {
         let fmt: SoundFileFormat
         if let format {
             guard let f = SoundFileFormat(rawValue: format.lowercased()) else { throw .usage("--format \(format) is not known (allowed: wav, rf64, w64, caf, flac, aiff)") }
@@ -108,7 +108,7 @@ final class TakeSession {
     }
 
     /// Stops every take whose path is `path` (all when nil) and prints what each holds.
-    func stop(_ path: String? = nil) {
+    package func stop(_ path: String? = nil) {
         var kept: [Take] = []
         for t in takes {
             guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
@@ -119,7 +119,7 @@ final class TakeSession {
         takes = kept
     }
 
-    func discard(_ path: String? = nil) {
+    package func discard(_ path: String? = nil) {
         var kept: [Take] = []
         for t in takes {
             guard path == nil || t.recorder.options.path == path else { kept.append(t); continue }
@@ -130,7 +130,7 @@ final class TakeSession {
         takes = kept
     }
 
-    func report(_ r: TakeRecorder, _ s: TakeRecorder.Status, verb: String) {
+    package func report(_ r: TakeRecorder, _ s: TakeRecorder.Status, verb: String) {
         var line = String(format: "%@: %@, %lld frames (%.3f s)", verb, r.options.path, s.frames, s.seconds)
         line += ", \(s.markers) marker\(s.markers == 1 ? "" : "s"), \(s.xruns) xrun\(s.xruns == 1 ? "" : "s"), \(s.overruns) overrun\(s.overruns == 1 ? "" : "s")"
         if s.droppedFrames > 0 { line += " (\(s.droppedFrames) frames of silence in their place)" }
@@ -141,7 +141,7 @@ final class TakeSession {
     /// Polled by the control loop: takes that stopped by themselves (a duration reached, a
     /// write failure) are closed and reported. Returns true when one finished.
     @discardableResult
-    func poll() -> Bool {
+    package func poll() -> Bool {
         var finished = false
         var kept: [Take] = []
         for t in takes {
@@ -161,7 +161,7 @@ final class TakeSession {
 
     /// Status of every take as JSON objects.
     /// The takes without meters (the web page's meter frames carry those once).
-    var summaryJSON: JSONValue {
+    package var summaryJSON: JSONValue {
         .array(takes.map { t in
             let s = t.recorder.status
             return .object(["path": .string(t.recorder.options.path), "source": .string(t.recorder.options.source), "state": .string(s.state.rawValue),
@@ -170,7 +170,7 @@ final class TakeSession {
         })
     }
 
-    var statusJSON: JSONValue {
+    package var statusJSON: JSONValue {
         .array(takes.map { t in
             let s = t.recorder.status
             var o: [String: JSONValue] = [
@@ -188,7 +188,7 @@ final class TakeSession {
     /// Handles one `record …` command as ``handle(_:)`` does, and also gives what it says to
     /// `echo` and what fails to `echoFailure`: a socket client or a page hears the answer to its
     /// own command.
-    func handle(_ words: [String], echo: @escaping (String) -> Void, echoFailure: @escaping (String) -> Void) {
+    package func handle(_ words: [String], echo: @escaping (String) -> Void, echoFailure: @escaping (String) -> Void) {
         let (sayBefore, failBefore) = (say, fail)
         say = { sayBefore($0); echo($0) }
         fail = { failBefore($0); echoFailure($0) }
@@ -197,7 +197,7 @@ final class TakeSession {
     }
 
     /// Handles one `record …` command (the words after "record"); false if it is not one.
-    func handle(_ words: [String]) -> Bool {
+    package func handle(_ words: [String]) -> Bool {
         guard let verb = words.first else {
             // `record` alone: start armed takes.
             for t in takes { t.recorder.record() }

@@ -4,25 +4,25 @@ import TimbreFile
 
 /// Where each player is, as `status` shows it and as `finished`/`looped` events are derived
 /// (control thread; reads only the players' atomics and constants).
-struct PlayerStatus {
-    let state: PlayerState
-    let id: String
+package struct PlayerStatus {
+    package let state: PlayerState
+    package let id: String
     /// Seconds into the file (AVAudioPlayer's `currentTime`).
-    let currentTime: Double
+    package let currentTime: Double
     /// The file's length in seconds (AVAudioPlayer's `duration`).
-    let duration: Double
-    let finished: Bool
+    package let duration: Double
+    package let finished: Bool
     /// Passes of the region begun after the first.
-    let passes: Int
-    let loopsLeft: Int
-    let underruns: Int
-    let rate: Double
-    let playing: Bool
+    package let passes: Int
+    package let loopsLeft: Int
+    package let underruns: Int
+    package let rate: Double
+    package let playing: Bool
     /// Seconds until the current pass of the region ends (a `looped` or `finished` event), at
     /// the playback rate; nil when not playing.
-    let secondsToPassEnd: Double?
+    package let secondsToPassEnd: Double?
 
-    init?(key: String, state: PlayerState) {
+    package init?(key: String, state: PlayerState) {
         guard let feeder = state.feeder as? PlayerFeeder else { return nil }
         self.state = state
         id = String(key.dropFirst("player:".count))
@@ -55,26 +55,27 @@ struct PlayerStatus {
         secondsToPassEnd = playing && !finished && regionSeconds > 0 && spec.rate > 0 ? max(0, regionSeconds - min(into, regionSeconds)) / spec.rate : nil
     }
 
-    var json: JSONValue {
+    package var json: JSONValue {
         .object(["currentTime": .number((currentTime * 1000).rounded() / 1000), "duration": .number((duration * 1000).rounded() / 1000),
                  "playing": .bool(playing && !finished), "rate": .number(rate), "loopsLeft": .number(Double(loopsLeft)),
                  "underrunFrames": .number(Double(underruns))])
     }
 
     /// The players of `engine`'s current plan.
-    static func all(_ engine: LiveEngine) -> [PlayerStatus] {
+    package static func all(_ engine: LiveEngine) -> [PlayerStatus] {
         engine.plan.playerStates.compactMap { PlayerStatus(key: $0.key, state: $0.state) }
     }
 }
 
 /// Turns player positions into `looped` and `finished` lines, each once.
-struct PlayerEvents {
+package struct PlayerEvents {
+    package init() {}
     private var passesSeen: [String: Int] = [:]
     private var finishedSeen: Set<String> = []
     private var underrunsSeen: [String: Int] = [:]
     private var lastUnderrunLine = Date.distantPast
 
-    mutating func events(_ players: [PlayerStatus]) -> [String] {
+    package mutating func events(_ players: [PlayerStatus]) -> [String] {
         var lines: [String] = []
         for p in players {
             if p.passes > passesSeen[p.id, default: 0] {

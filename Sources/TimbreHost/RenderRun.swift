@@ -5,54 +5,58 @@ import TimbreFile
 /// One `timbre render` of one output: the request (one pass, or two with `--normalize`), the
 /// warnings and the summary, without printing. The single render and every file of a batch
 /// run through here, so a batch file is exactly what `timbre render IN -o OUT` gives.
-enum RenderRun {
+package enum RenderRun {
     /// `--normalize` target, true-peak ceiling and mode.
-    struct Normalize: Sendable {
-        var targetLUFS: Double
-        var ceilingDBTP: Double
+    package struct Normalize: Sendable {
+        package var targetLUFS: Double
+        package var ceilingDBTP: Double
         /// `.linear` (`--normalize-mode linear`): a gain only, never a limiter; a gain that
         /// would cross the ceiling is cut and the shortfall reported.
-        var linear: Bool
+        package var linear: Bool
+        package init(targetLUFS: Double, ceilingDBTP: Double, linear: Bool) { self.targetLUFS = targetLUFS; self.ceilingDBTP = ceilingDBTP; self.linear = linear }
     }
 
     /// The command's options as a request without inputs and output.
-    struct Template: Sendable {
-        var request: RenderRequest
-        var label: String
-        var normalize: Normalize?
+    package struct Template: Sendable {
+        package var request: RenderRequest
+        package var label: String
+        package var normalize: Normalize?
+        package init(request: RenderRequest, label: String, normalize: Normalize? = nil) { self.request = request; self.label = label; self.normalize = normalize }
     }
 
     /// What `--normalize` did.
-    struct Normalization: Sendable {
-        var gainDB: Double
-        var target: Double
-        var ceiling: Double
+    package struct Normalization: Sendable {
+        package var gainDB: Double
+        package var target: Double
+        package var ceiling: Double
         /// Where the gain went: in front of the preset's own final limiter, or at the end.
-        var beforePresetLimiter: Bool
+        package var beforePresetLimiter: Bool
         /// A true-peak limiter was added after the gain (the gain alone would cross the ceiling).
-        var limiterInserted: Bool
+        package var limiterInserted: Bool
         /// `.linear` mode cut the gain to stay under the ceiling.
-        var cutByCeiling: Bool
+        package var cutByCeiling: Bool
         /// Measuring passes (the first, unprocessed one included).
-        var passes: Int
+        package var passes: Int
         /// The deepest gain reduction of the limiter that follows the gain, dB.
-        var maximumLimitingDB: Double?
+        package var maximumLimitingDB: Double?
         /// That limiter's node key in the rendered plan.
-        var limiterKey: String?
+        package var limiterKey: String?
+        package init(gainDB: Double, target: Double, ceiling: Double, beforePresetLimiter: Bool, limiterInserted: Bool, cutByCeiling: Bool, passes: Int, maximumLimitingDB: Double? = nil, limiterKey: String? = nil) { self.gainDB = gainDB; self.target = target; self.ceiling = ceiling; self.beforePresetLimiter = beforePresetLimiter; self.limiterInserted = limiterInserted; self.cutByCeiling = cutByCeiling; self.passes = passes; self.maximumLimitingDB = maximumLimitingDB; self.limiterKey = limiterKey }
     }
 
-    struct Result: Sendable {
-        var summary: RenderSummary
-        var warnings: [String]
-        var normalization: Normalization?
+    package struct Result: Sendable {
+        package var summary: RenderSummary
+        package var warnings: [String]
+        package var normalization: Normalization?
+        package init(summary: RenderSummary, warnings: [String], normalization: Normalization? = nil) { self.summary = summary; self.warnings = warnings; self.normalization = normalization }
 
         /// The integrated loudness reached is more than 0.1 LU from the target.
-        var missedTarget: Bool {
+        package var missedTarget: Bool {
             guard let n = normalization, let l = summary.loudness else { return false }
             return abs(l.integratedLUFS - n.target) > RenderRun.targetTolerance
         }
 
-        var normalizationText: String? {
+        package var normalizationText: String? {
             guard let n = normalization, let l = summary.loudness else { return nil }
             var text = String(format: "normalised: gain %+.2f dB", n.gainDB)
             if n.beforePresetLimiter { text += String(format: " before the preset's limiter (up to %.2f dB of limiting)", n.maximumLimitingDB ?? 0) }
@@ -63,7 +67,7 @@ enum RenderRun {
         }
 
     /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
-        func json(output: String) -> JSONValue {
+        package func json(output: String) -> JSONValue {
             let s = summary
             func round(_ v: Double, _ digits: Double = 100) -> JSONValue { v.isFinite ? .number((v * digits).rounded() / digits) : .null }
             var fields: [String: JSONValue] = [
@@ -101,9 +105,9 @@ enum RenderRun {
     }
 
     /// How close `--normalize` must come to its target, LU.
-    static let targetTolerance = 0.1
+    package static let targetTolerance = 0.1
     /// The key of the limiter `--normalize` inserts.
-    static let insertedLimiterID = "normalize-limiter"
+    package static let insertedLimiterID = "normalize-limiter"
 
     /// Renders `request`; `progress` gets the fraction of the whole job (every pass) and the
     /// pass's progress.
@@ -117,8 +121,8 @@ enum RenderRun {
     /// output is in memory (a ``RenderCapture`` within its budget), the trials run on it and the
     /// written pass reads it too — the winning trial's gain and limiter, or the gain alone —
     /// instead of decoding the input and running the preset again.
-    static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
-                        progress: ((Double, RenderProgress) -> Void)? = nil) throws(CLIError) -> Result {
+    package static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
+                        progress: ((Double, RenderProgress) -> Void)? = nil) throws(HostError) -> Result {
         var request = request
         var normalization: Normalization?
         let name = request.inputPaths.first ?? request.outputPath
@@ -128,14 +132,14 @@ enum RenderRun {
         var firstPass: RenderSummary?
         var written: TimelineSource?
         var capture: RenderCapture?
-        func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(CLIError) -> RenderSummary {
+        func measure(_ r: RenderRequest, pass: Int, capture: RenderCapture? = nil) throws(HostError) -> RenderSummary {
             do {
                 return try OfflineRenderer.render(r, presetName: label, measureOnly: true, capture: capture) { p in progress?(min(0.8, Double(pass) * 0.2 + p.fraction * 0.2), p) }
-            } catch { throw CLIError(error) }
+            } catch { throw HostError(error) }
         }
         if let n = normalize {
             guard !request.inputPaths.contains("-") else {
-                throw CLIError.usage("--normalize reads its input more than once: give a file, not standard input")
+                throw HostError.usage("--normalize reads its input more than once: give a file, not standard input")
             }
             let limiterAt = n.linear ? nil : finalLimiterPosition(in: request.preset, atOrUnder: n.ceilingDBTP)
             // The first pass renders the preset up to where the gain goes (before its final
@@ -144,7 +148,7 @@ enum RenderRun {
             let first = try measure(limiterAt.map { truncated(request, before: $0.index) } ?? request, pass: 0, capture: capture)
             firstPass = first
             guard let measured = first.loudness, measured.integratedLUFS.isFinite else {
-                throw CLIError.io("\(name): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
+                throw HostError.io("\(name): cannot normalise: the rendered audio has no gated loudness (silent, or shorter than 400 ms)")
             }
             var gain = n.targetLUFS - measured.integratedLUFS
             let crosses = measured.truePeakDBTP + gain > n.ceilingDBTP
@@ -158,8 +162,8 @@ enum RenderRun {
                 gain = n.ceilingDBTP - measured.truePeakDBTP
                 plan.gainDB = gain; plan.cutByCeiling = true
             }
-            func checkRange(_ g: Double) throws(CLIError) {
-                guard (-96...36).contains(g) else { throw CLIError.io("\(name): normalising needs \(String(format: "%+.2f", g)) dB, outside -96…36 dB") }
+            func checkRange(_ g: Double) throws(HostError) {
+                guard (-96...36).contains(g) else { throw HostError.io("\(name): normalising needs \(String(format: "%+.2f", g)) dB, outside -96…36 dB") }
             }
             try checkRange(gain)
             var predicted = measured.integratedLUFS + gain
@@ -171,7 +175,7 @@ enum RenderRun {
                 let limiter = limiterAt.map { finalChain(of: request.preset)[$0.index] } ?? insertedLimiter(ceiling: plan.ceiling)
                 let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter) }
                 // Each trial: (gain, loudness reached). (The deepest limiting is the written pass's.)
-                func evaluate(_ gains: [Double]) throws(CLIError) -> [(gain: Double, reached: Double)] {
+                func evaluate(_ gains: [Double]) throws(HostError) -> [(gain: Double, reached: Double)] {
                     passes += gains.count
                     if let trials { return Array(zip(gains, trials.run(gainsDB: gains))) }
                     var results: [(gain: Double, reached: Double)] = []
@@ -212,7 +216,7 @@ enum RenderRun {
             }
             plan.passes = passes
             if request.strict && abs(predicted - n.targetLUFS) > targetTolerance {
-                throw CLIError.io(String(format: "%@: --normalize would reach %.2f LUFS instead of %.1f%@ (--strict: nothing written)", name, predicted, n.targetLUFS,
+                throw HostError.io(String(format: "%@: --normalize would reach %.2f LUFS instead of %.1f%@ (--strict: nothing written)", name, predicted, n.targetLUFS,
                                          plan.cutByCeiling ? String(format: ": --normalize-mode linear holds the gain under the %.1f dBTP ceiling", n.ceilingDBTP) : ""))
             }
             request = withGain(gain, plan: plan, limiterAt: limiterAt?.index, request)
@@ -231,7 +235,7 @@ enum RenderRun {
             } else {
                 summary = try OfflineRenderer.render(request, presetName: label, progress: report)
             }
-        } catch { throw CLIError(error) }
+        } catch { throw HostError(error) }
         if var n = normalization, let key = n.limiterKey {
             n.maximumLimitingDB = summary.maximumGainReductionDB[key]
             normalization = n
@@ -251,7 +255,7 @@ enum RenderRun {
     }
 
     /// The preset's final chain: the chain, or the master bus of a graph.
-    static func finalChain(of preset: Preset) -> [NodeSpec] {
+    package static func finalChain(of preset: Preset) -> [NodeSpec] {
         switch preset.form {
         case .chain(let c): c
         case .graph(let g): g.master.chain
@@ -259,12 +263,12 @@ enum RenderRun {
     }
 
     /// The limiter `--normalize` inserts after its gain.
-    static func insertedLimiter(ceiling: Double) -> NodeSpec {
+    package static func insertedLimiter(ceiling: Double) -> NodeSpec {
         NodeSpec(id: insertedLimiterID, kind: .limiter(LimiterSettings(ceilingDB: ceiling)), path: insertedLimiterID)
     }
 
     /// `request` with its final chain cut before `index`: the part a trial's gain follows.
-    static func truncated(_ request: RenderRequest, before index: Int) -> RenderRequest {
+    package static func truncated(_ request: RenderRequest, before index: Int) -> RenderRequest {
         var r = request
         switch r.preset.form {
         case .chain(let chain): r.preset.form = .chain(Array(chain[..<index]))
@@ -276,7 +280,7 @@ enum RenderRun {
     /// Where the preset's final chain (the chain, or the master bus of a graph) ends with a
     /// true-peak `limiter` whose ceiling is at or under `ceiling` (measuring nodes after it ignored): its
     /// index in that chain and its id.
-    static func finalLimiterPosition(in preset: Preset, atOrUnder ceiling: Double) -> (index: Int, id: String?)? {
+    package static func finalLimiterPosition(in preset: Preset, atOrUnder ceiling: Double) -> (index: Int, id: String?)? {
         let chain = finalChain(of: preset)
         guard let last = chain.lastIndex(where: { !$0.bypass && $0.kind.settings(as: AnalysisSettings.self) == nil }),
               let limiter = chain[last].kind.settings(as: LimiterSettings.self), limiter.ceilingDB <= ceiling,
@@ -286,7 +290,7 @@ enum RenderRun {
 
     /// `request` with the normalising gain in place: in front of the final limiter at
     /// `limiterAt`, or at the end (followed by the inserted limiter when the plan has one).
-    static func withGain(_ db: Double, plan: Normalization, limiterAt: Int?, _ request: RenderRequest) -> RenderRequest {
+    package static func withGain(_ db: Double, plan: Normalization, limiterAt: Int?, _ request: RenderRequest) -> RenderRequest {
         var r = request
         var nodes = [NodeSpec(id: "normalize", kind: .gain(linear: pow(10, db / 20)), path: "normalize")]
         if plan.limiterInserted { nodes.append(insertedLimiter(ceiling: plan.ceiling)) }

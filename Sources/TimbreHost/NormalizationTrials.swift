@@ -14,16 +14,16 @@ import TimbreFile
 /// the gains its trial worked out (kept while they fit ``recordingBudget``) rather than working
 /// them out again. Trials and the peak search run two at a time, one on each core (they share
 /// only read-only memory).
-final class NormalizationTrials: @unchecked Sendable {
-    let capture: RenderCapture
-    let sampleRate: Double
-    let settings: TruePeakLimiter.Settings
-    let block: Int
+package final class NormalizationTrials: @unchecked Sendable {
+    package let capture: RenderCapture
+    package let sampleRate: Double
+    package let settings: TruePeakLimiter.Settings
+    package let block: Int
     /// Per gain row (one with a linked gain), each frame's held peak: the capture's frames
     /// followed by the limiter's latency in silence, `frames + latency` values a row.
-    private(set) var heldPeaks: LargeSampleBuffer?
-    let latency: Int
-    let rows: Int
+    package private(set) var heldPeaks: LargeSampleBuffer?
+    package let latency: Int
+    package let rows: Int
     /// Each trial's loudness meter and limiter gains, by gain, until ``keep(gainDB:)``: the
     /// written pass's audio is a trial's, sample for sample; it takes its loudness from that
     /// trial's meter and its limiter's gains from the trial's recording.
@@ -31,20 +31,20 @@ final class NormalizationTrials: @unchecked Sendable {
     /// The most a trial's recorded gains may take (a row of `frames + latency` values per gain
     /// row; two trials and the best so far live at once); past it the written pass works its
     /// gains out again.
-    static let recordingBudget = 128 << 20
+    package static let recordingBudget = 128 << 20
 
     /// What a trial leaves: its meter, and the limiter's gains it worked out with the deepest
     /// limiting among them (nil when over the budget).
-    struct TrialResult {
+    package struct TrialResult {
         /// Nil once handed over (``takeMeter(gainDB:)``).
-        var meter: LoudnessMeter?
-        let recording: LargeSampleBuffer?
-        let limitingDB: Double
+        package var meter: LoudnessMeter?
+        package let recording: LargeSampleBuffer?
+        package let limitingDB: Double
     }
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
     /// one). Nil when it is not a limiter.
-    init?(capture: RenderCapture, sampleRate: Double, blockFrames: Int, limiter: NodeSpec) {
+    package init?(capture: RenderCapture, sampleRate: Double, blockFrames: Int, limiter: NodeSpec) {
         guard let s = limiter.kind.settings(as: LimiterSettings.self) else { return nil }
         self.capture = capture; self.sampleRate = sampleRate; settings = s.kernelSettings
         block = max(blockFrames, 4096)
@@ -55,7 +55,7 @@ final class NormalizationTrials: @unchecked Sendable {
     }
 
     /// A limiter as the trials and the written pass run it.
-    func makeLimiter() -> TruePeakLimiter {
+    package func makeLimiter() -> TruePeakLimiter {
         TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: capture.channelCount, maximumBlockFrames: block)
     }
 
@@ -106,7 +106,7 @@ final class NormalizationTrials: @unchecked Sendable {
     }
 
     /// ``run(gainDB:)`` for each gain, two at a time on two threads.
-    func run(gainsDB: [Double]) -> [Double] {
+    package func run(gainsDB: [Double]) -> [Double] {
         if heldPeaks == nil && !findHeldPeaks() { return gainsDB.map { _ in -.infinity } }
         // Each trial its own slot.
         nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<TrialResult>.allocate(capacity: gainsDB.count)
@@ -119,14 +119,14 @@ final class NormalizationTrials: @unchecked Sendable {
     }
 
     /// Frees every trial's meter and recording but the one at `gainDB`.
-    func keep(gainDB: Double) {
+    package func keep(gainDB: Double) {
         for (g, r) in results where g != gainDB { r.meter?.deallocate() }
         results = results.filter { $0.key == gainDB }
     }
 
     /// The source the written pass reads at `gainDB`: the trial's recorded gains replayed when
     /// that trial ran and kept them, else worked out again.
-    func writtenSource(gainDB: Double) -> LimitedCaptureSource {
+    package func writtenSource(gainDB: Double) -> LimitedCaptureSource {
         LimitedCaptureSource(self, gainDB: gainDB, replaying: results[gainDB].flatMap { r in r.recording.map { ($0, r.limitingDB) } })
     }
 
@@ -166,29 +166,29 @@ final class NormalizationTrials: @unchecked Sendable {
 /// its first frames dropped, silence fed after the capture's end). The held peaks must have
 /// been found (``NormalizationTrials/run(gainsDB:)`` finds them). It works the limiter's gains
 /// out from them (and can record them, a trial's), or replays gains a trial recorded.
-final class LimitedCaptureSource: TimelineSource {
-    let trials: NormalizationTrials
-    let channelCount: Int
-    let gainDB: Double
-    let gain: Float
+package final class LimitedCaptureSource: TimelineSource {
+    package let trials: NormalizationTrials
+    package let channelCount: Int
+    package let gainDB: Double
+    package let gain: Float
     /// Nil when replaying (nothing to work out).
-    let limiter: TruePeakLimiter?
+    package let limiter: TruePeakLimiter?
     /// A block of gains, one row per gain row.
-    let gains: UnsafeMutablePointer<Float>
+    package let gains: UnsafeMutablePointer<Float>
     /// Where the gains worked out are kept, every frame of every row (a trial's), or nil.
-    let recording: LargeSampleBuffer?
+    package let recording: LargeSampleBuffer?
     /// A trial's recorded gains, read instead of worked out, or nil.
-    let replay: LargeSampleBuffer?
+    package let replay: LargeSampleBuffer?
     /// The limiter's frame (output frame + latency) of the next read.
     private var position = 0
-    private(set) var framesRead: Int64 = 0
-    private(set) var ended = false
+    package private(set) var framesRead: Int64 = 0
+    package private(set) var ended = false
     /// The deepest limiting so far, dB (positive).
-    private(set) var limitingDB = 0.0
+    package private(set) var limitingDB = 0.0
 
     /// `recordingInto`: keeps the gains worked out there (`rows × (frames + latency)`).
     /// `replaying`: reads the gains (and the deepest limiting) a trial at this gain recorded.
-    init(_ trials: NormalizationTrials, gainDB: Double, recordingInto recording: LargeSampleBuffer? = nil,
+    package init(_ trials: NormalizationTrials, gainDB: Double, recordingInto recording: LargeSampleBuffer? = nil,
          replaying: (gains: LargeSampleBuffer, limitingDB: Double)? = nil) {
         precondition(trials.heldPeaks != nil)
         self.trials = trials; channelCount = trials.capture.channelCount
@@ -203,9 +203,9 @@ final class LimitedCaptureSource: TimelineSource {
 
     /// The loudness meter of the trial that read this gain, handed over (nil if that trial was
     /// not the last one kept): it has measured every frame this source delivers.
-    func takeTrialMeter() -> LoudnessMeter? { trials.takeMeter(gainDB: gainDB) }
+    package func takeTrialMeter() -> LoudnessMeter? { trials.takeMeter(gainDB: gainDB) }
 
-    var expectedFrames: Int64 { Int64(trials.capture.frameCount) }
+    package var expectedFrames: Int64 { Int64(trials.capture.frameCount) }
 
     /// The limiter's gains for its frames `position ..< position + n`, row `r` at `row(r)`.
     private func advance(_ n: Int) {
@@ -228,7 +228,7 @@ final class LimitedCaptureSource: TimelineSource {
         UnsafePointer(replay.map { $0.channel(r) + position - n } ?? gains + r * trials.block)
     }
 
-    func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) -> Int {
+    package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) -> Int {
         let latency = trials.latency, block = trials.block
         // The first `latency` frames of the limiter's output are silence: run them, keep nothing.
         while position < latency { advance(min(block, latency - position)) }

@@ -4,32 +4,32 @@ import TimbreFile
 
 /// A failure the CLI reports with one `timbre: error:` prefix and an exit code:
 /// 1 for usage and preset errors, 2 for processing and I/O errors.
-struct CLIError: Error, CustomStringConvertible, RedactableError {
-    var message: String
-    var exitCode: Int32
+package struct HostError: Error, CustomStringConvertible, RedactableError {
+    package var message: String
+    package var exitCode: Int32
     /// The message without values read from a file (what network senders hear); nil: the message.
-    var redacted: String?
-    var redactedDescription: String { redacted ?? message }
+    package var redacted: String?
+    package var redactedDescription: String { redacted ?? message }
 
-    static func usage(_ m: String) -> CLIError { CLIError(message: m, exitCode: 1) }
-    static func io(_ m: String) -> CLIError { CLIError(message: m, exitCode: 2) }
+    package static func usage(_ m: String) -> HostError { HostError(message: m, exitCode: 1) }
+    package static func io(_ m: String) -> HostError { HostError(message: m, exitCode: 2) }
 
-    init(message: String, exitCode: Int32) { self.message = message; self.exitCode = exitCode }
+    package init(message: String, exitCode: Int32) { self.message = message; self.exitCode = exitCode }
 
-    var description: String { message }
+    package var description: String { message }
 
-    init(_ error: RenderError) {
+    package init(_ error: RenderError) {
         switch error {
         case .preset: self = .usage(error.description)
         case .request(let parameter, let m):
-            self = .usage(parameter.map { "\(m) (\(CLIError.option(for: $0)))" } ?? m)
+            self = .usage(parameter.map { "\(m) (\(HostError.option(for: $0)))" } ?? m)
         case .file(let e): self = .io(e.description)
         }
     }
 
     /// The `timbre render` option that sets a ``RenderRequest`` property: the library's errors
     /// name the property, the CLI names its flag.
-    static func option(for parameter: RenderRequest.Parameter) -> String {
+    package static func option(for parameter: RenderRequest.Parameter) -> String {
         switch parameter {
         case .combination: "--concat or --mix"
         case .start: "--start"

@@ -10,36 +10,36 @@ import TimbreWeb
 /// folders, whatever `--allow-any-path` says). Every turn of the loop ``tick(now:)``
 /// broadcasts the state when the document, the players or the presets folder changed, and a
 /// meter frame 30 times a second, built from the snapshots the control side reads anyway.
-final class WebSession {
-    let server: WebControlServer
-    let host: JackHost
-    let interpreter: ControlInterpreter
-    let takes: TakeSession
-    let presetsFolder: String
-    let schema: JSONValue
+package final class WebSession {
+    package let server: WebControlServer
+    package let host: JackHost
+    package let interpreter: ControlInterpreter
+    package let takes: TakeSession
+    package let presetsFolder: String
+    package let schema: JSONValue
     /// Pages that asked for no meter frames.
     private var quiet: Set<Int> = []
     /// What the last state sent was made of.
     private var lastFingerprint: Fingerprint?
-    struct Fingerprint: Equatable {
-        var document: JSONValue, presets: [String], players: [String], bufferSize: Int, sampleRate: Double
+    package struct Fingerprint: Equatable {
+        package var document: JSONValue, presets: [String], players: [String], bufferSize: Int, sampleRate: Double
     }
     private var lastMeters = 0.0, lastPresetScan = 0.0, lastStateCheck = 0.0
     /// The curves and handles of the document they were computed for.
     private var drawn: (document: JSONValue, curves: JSONValue?, handles: JSONValue)?
     private var presets: [String] = []
-    static let framesPerSecond = 30.0
+    package static let framesPerSecond = 30.0
 
-    init(server: WebControlServer, host: JackHost, interpreter: ControlInterpreter, takes: TakeSession, presetsFolder: String, schema: JSONValue) {
+    package init(server: WebControlServer, host: JackHost, interpreter: ControlInterpreter, takes: TakeSession, presetsFolder: String, schema: JSONValue) {
         self.server = server; self.host = host; self.interpreter = interpreter; self.takes = takes
         self.presetsFolder = presetsFolder; self.schema = schema
     }
 
     /// Verbs a page may send (`quit` stays with stdin, the socket and signals).
-    static let verbs: Set<String> = ["set", "bypass", "load", "save", "insert", "remove", "play", "pause", "stop", "seek", "learn", "status", "meters", "record"]
+    package static let verbs: Set<String> = ["set", "bypass", "load", "save", "insert", "remove", "play", "pause", "stop", "seek", "learn", "status", "meters", "record"]
 
     /// Handles one message from page `client`.
-    func handle(_ text: String, from client: Int) {
+    package func handle(_ text: String, from client: Int) {
         let request: WebRequest
         do { request = try WebRequest.parse(text) } catch {
             return reply(client, id: error.id, .failure(ControlError(error.message)))
@@ -70,7 +70,7 @@ final class WebSession {
 
     /// Files a page names stay in their folders: presets in the presets folder (even with
     /// --allow-any-path), takes in the current folder.
-    func confine(_ words: [String]) throws(ControlError) {
+    package func confine(_ words: [String]) throws(ControlError) {
         switch words.first {
         case "load", "save":
             let rest = words.dropFirst().filter { $0 != "--positions" }
@@ -84,13 +84,13 @@ final class WebSession {
     }
 
     /// Throws unless `path` lies inside `folder` once every link is followed.
-    static func inside(_ path: String, _ folder: String, _ what: String) throws(ControlError) {
+    package static func inside(_ path: String, _ folder: String, _ what: String) throws(ControlError) {
         do { _ = try ControlPolicy.presetPath(path, inside: folder) } catch {
             throw ControlError("\(ControlError.quote(path)): from the page, \(what) \(URL(fileURLWithPath: folder).standardizedFileURL.path) only")
         }
     }
 
-    func reply(_ client: Int, id: Int?, _ result: Result<ControlInterpreter.Reply, ControlError>) {
+    package func reply(_ client: Int, id: Int?, _ result: Result<ControlInterpreter.Reply, ControlError>) {
         var o: [String: JSONValue] = ["v": .number(1), "type": .string("reply")]
         if let id { o["id"] = .number(Double(id)) }
         switch result {
@@ -106,7 +106,7 @@ final class WebSession {
     /// Called every turn of the control loop: the state at most 20 times a second (sent when
     /// it changed), meter frames 30 times a second, and nothing without pages.
     /// `players` is the loop's own reading of them this turn, if it took one.
-    func tick(now: Double, players: [PlayerStatus]? = nil) {
+    package func tick(now: Double, players: [PlayerStatus]? = nil) {
         guard server.clientCount > 0 else { return }
         var read = players
         func currentPlayers() -> [PlayerStatus] {
@@ -134,26 +134,26 @@ final class WebSession {
     }
 
     /// Seconds until the next meter frame is due; nil without pages.
-    func secondsUntilDue(now: Double) -> Double? {
+    package func secondsUntilDue(now: Double) -> Double? {
         guard server.clientCount > 0 else { return nil }
         return max(0, lastMeters + 1 / Self.framesPerSecond - now)
     }
 
     /// A page connected: it gets the hello (the protocol, the schema its controls come from,
     /// the state).
-    func connected(_ client: Int) {
+    package func connected(_ client: Int) {
         quiet.remove(client)
         if presets.isEmpty { presets = Self.presets(in: presetsFolder) }
         server.send(hello(), to: client)
     }
 
-    func hello() -> String {
+    package func hello() -> String {
         JSONValue.object(["v": .number(1), "type": .string("hello"), "protocol": .number(1), "schema": schema, "state": stateJSON()]).jsonText
     }
 
     /// What a page draws: the document, the players, the presets, and the EQ curves with a
     /// handle per band, computed from the same designs the render uses.
-    func stateJSON() -> JSONValue {
+    package func stateJSON() -> JSONValue {
         let engine = host.engine
         if drawn?.document != engine.document {
             let (curves, handles) = Self.curves(engine.preset, sampleRate: engine.sampleRate)
@@ -176,7 +176,7 @@ final class WebSession {
 
     /// The response of every filter node and of all of them at 241 frequencies from 20 Hz to
     /// 20 kHz (dB), from the designs the render uses, and the handles to drag.
-    static func curves(_ preset: Preset, sampleRate rate: Double) -> (JSONValue?, JSONValue) {
+    package static func curves(_ preset: Preset, sampleRate rate: Double) -> (JSONValue?, JSONValue) {
         var curves: [String: JSONValue] = [:]
         var handles: [JSONValue] = []
         let frequencies = (0..<241).map { 20 * pow(1000, Double($0) / 240) }
@@ -201,7 +201,7 @@ final class WebSession {
     /// 1.5 s-hold peak and 300 ms average), loudness M/S/I, a spectrum's third-octave bands and
     /// peak, a dynamics node's gain reduction — then the players' places, the takes, DSP load
     /// and xruns. `meters` (the command) has every other field.
-    func meterFrame(players: [PlayerStatus]) -> String {
+    package func meterFrame(players: [PlayerStatus]) -> String {
         var out = #"{"v":1,"type":"meters","meters":{"#
         out.reserveCapacity(4096)
         var first = true
@@ -262,7 +262,7 @@ final class WebSession {
     }
 
     /// `x` with two decimals (silence, −∞, as null), without a formatter.
-    static func number(_ x: Double, into out: inout String) {
+    package static func number(_ x: Double, into out: inout String) {
         guard x.isFinite, x > -1000, abs(x) < 1e12 else { out += "null"; return }
         let hundredths = Int((x * 100).rounded())
         if hundredths < 0 { out += "-" }
@@ -274,7 +274,7 @@ final class WebSession {
 
     /// How live commands name `node`: its id, or `chain[i]` in a chain preset; nil when it
     /// cannot be addressed (a graph node without an id).
-    static func address(of node: NodeSpec, in preset: Preset) -> String? {
+    package static func address(of node: NodeSpec, in preset: Preset) -> String? {
         if let id = node.id { return id }
         if case .chain = preset.form, node.path.hasPrefix("chain["), !node.path.dropFirst(6).contains(".") { return String(node.path) }
         return nil
@@ -282,7 +282,7 @@ final class WebSession {
 
     /// Draggable points of a node: each band of an `eq`, or a bell or shelf node's own
     /// frequency and gain.
-    static func handles(of node: NodeSpec, address: String) -> [JSONValue] {
+    package static func handles(of node: NodeSpec, address: String) -> [JSONValue] {
         guard case .array(let encoded) = PresetEncoder.encode([node]), case .object(let fields)? = encoded.first else { return [] }
         func num(_ v: JSONValue?) -> Double? { if case .number(let d)? = v { return d }; return nil }
         if case .array(let bands)? = fields["bands"] {
@@ -302,7 +302,7 @@ final class WebSession {
 
     /// The presets a page may load: `*.json` files in the folder (not hidden, not backups or
     /// sidecars), sorted.
-    static func presets(in folder: String) -> [String] {
+    package static func presets(in folder: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !$0.hasSuffix(".live-edits.json") && !$0.contains(".wav.") }.sorted()
     }

@@ -3,8 +3,8 @@ import Foundation
 /// The demo's synthetic "music": a I–V–vi–IV progression of soft saw-like chords, a sine
 /// bass, a kick on every beat and noise hi-hats on the off-beats, panned apart, at −6 dBFS
 /// peak. Deterministic (fixed-seed noise), so every run writes the same file.
-enum DemoSignal {
-    static func stereo(seconds: Double, sampleRate: Double) -> (left: [Float], right: [Float]) {
+package enum DemoSignal {
+    package static func stereo(seconds: Double, sampleRate: Double) -> (left: [Float], right: [Float]) {
         let n = Int(seconds * sampleRate)
         var left = [Float](repeating: 0, count: n), right = [Float](repeating: 0, count: n)
         let chords: [[Double]] = [[261.63, 329.63, 392.0], [196.0, 246.94, 293.66], [220.0, 261.63, 329.63], [174.61, 220.0, 261.63]]

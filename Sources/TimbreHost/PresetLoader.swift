@@ -3,9 +3,9 @@ import TimbreControl
 import TimbreEngine
 
 /// Resolves `--preset`: a path to a JSON file, or the name of a shipped preset.
-enum PresetLoader {
+package enum PresetLoader {
     /// The parsed and validated document, with a label for messages (the path, or `preset NAME`).
-    static func loadDocument(_ argument: String) throws(CLIError) -> (document: JSONValue, label: String) {
+    package static func loadDocument(_ argument: String) throws(HostError) -> (document: JSONValue, label: String) {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: argument, isDirectory: &isDir) {
@@ -13,10 +13,10 @@ enum PresetLoader {
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: argument)) else { throw .usage("\(argument): cannot read the file") }
             let doc: JSONValue
             do { doc = try PresetDecoder.parse(data) } catch {
-                var e = CLIError.usage("\(argument): \(error)"); e.redacted = "\(argument): not a JSON preset"; throw e
+                var e = HostError.usage("\(argument): \(error)"); e.redacted = "\(argument): not a JSON preset"; throw e
             }
             do { _ = try PresetDecoder.decode(doc) } catch {
-                var e = CLIError.usage("\(argument): \(error)"); e.redacted = "\(argument): \(error.redactedDescription)"; throw e
+                var e = HostError.usage("\(argument): \(error)"); e.redacted = "\(argument): \(error.redactedDescription)"; throw e
             }
             return (doc, argument)
         }
@@ -30,7 +30,7 @@ enum PresetLoader {
     }
 
     /// The decoded preset, with a label for messages.
-    static func load(_ argument: String) throws(CLIError) -> (preset: Preset, label: String) {
+    package static func load(_ argument: String) throws(HostError) -> (preset: Preset, label: String) {
         let (document, label) = try loadDocument(argument)
         do { return (try PresetDecoder.decode(document), label) } catch { throw .usage("\(label): \(error)") }
     }

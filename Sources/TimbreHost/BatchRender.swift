@@ -13,18 +13,19 @@ import TimbreFile
 /// happens, a summary at the end; the exit code is 2 when any file failed. `--shard K/N`
 /// splits the list by a hash of each path, the same on every machine, so N machines or array
 /// tasks render each file once between them; `--skip-existing` makes a rerun finish the job.
-struct BatchRender {
-    struct Job: Sendable {
-        let input: String
-        let output: String
+package struct BatchRender {
+    package struct Job: Sendable {
+        package let input: String
+        package let output: String
+        package init(input: String, output: String) { self.input = input; self.output = output }
     }
 
     /// `--shard K/N`: the files whose path hashes to K modulo N (K from 0).
-    struct Shard {
-        let index: Int
-        let count: Int
+    package struct Shard {
+        package let index: Int
+        package let count: Int
 
-        init(_ text: String) throws(CLIError) {
+        package init(_ text: String) throws(HostError) {
             let parts = text.split(separator: "/")
             guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else {
                 throw .usage("--shard \(text) is not K/N (e.g. --shard 0/4; in a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1))")
@@ -36,48 +37,50 @@ struct BatchRender {
         }
 
         /// FNV-1a of the path's bytes: stable across machines, runs and list orders.
-        func contains(_ path: String) -> Bool {
+        package func contains(_ path: String) -> Bool {
             var h: UInt64 = 0xcbf2_9ce4_8422_2325
             for b in path.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
             return Int(h % UInt64(count)) == index
         }
     }
 
-    enum Status: String { case rendered, skipped, failed }
+    package enum Status: String { case rendered, skipped, failed }
 
-    struct Outcome: Sendable {
-        let job: Job
-        let status: Status
-        let error: String?
-        let result: RenderRun.Result?
-        let seconds: Double
-        var durationSeconds: Double? { result?.summary.durationSeconds }
+    package struct Outcome: Sendable {
+        package let job: Job
+        package let status: Status
+        package let error: String?
+        package let result: RenderRun.Result?
+        package let seconds: Double
+        package init(job: Job, status: Status, error: String? = nil, result: RenderRun.Result? = nil, seconds: Double) { self.job = job; self.status = status; self.error = error; self.result = result; self.seconds = seconds }
+        package var durationSeconds: Double? { result?.summary.durationSeconds }
     }
 
-    let jobs: [Job]
-    let template: RenderRun.Template
-    let parallel: Int
-    let skipExisting: Bool
-    let report: String?
-    let quiet: Bool
-    let json: Bool
+    package let jobs: [Job]
+    package let template: RenderRun.Template
+    package let parallel: Int
+    package let skipExisting: Bool
+    package let report: String?
+    package let quiet: Bool
+    package let json: Bool
+    package init(jobs: [Job], template: RenderRun.Template, parallel: Int, skipExisting: Bool, report: String? = nil, quiet: Bool, json: Bool) { self.jobs = jobs; self.template = template; self.parallel = parallel; self.skipExisting = skipExisting; self.report = report; self.quiet = quiet; self.json = json }
 
     /// Paths from `--files-from` (a file, or `-` for standard input): one per line, blank lines
     /// and surrounding spaces ignored.
-    static func readList(_ source: String) throws(CLIError) -> [String] {
+    package static func readList(_ source: String) throws(HostError) -> [String] {
         guard let data = InputText.contents(of: source) else { throw .usage("--files-from \(source): cannot read the file") }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// Extensions a folder search takes as sound files.
-    static let soundExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd"]
+    package static let soundExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd"]
 
     /// The output path for each input in `directory`: its file name (its path below a folder
     /// given with `recursive`), with the extension of `format` when one is given. Throws a
     /// usage error for a folder without `recursive`, when two inputs would write the same file
     /// or an output would replace its own input.
-    static func plan(inputs: [String], directory: String, format: String?, recursive: Bool) throws(CLIError) -> [Job] {
+    package static func plan(inputs: [String], directory: String, format: String?, recursive: Bool) throws(HostError) -> [Job] {
         var pairs: [(input: String, relative: String)] = []
         for input in inputs {
             var isDir: ObjCBool = false
@@ -116,7 +119,7 @@ struct BatchRender {
     }
 
     /// Runs every job; returns the process exit code (0, or 2 when any file failed).
-    func run() throws(CLIError) -> Int32 {
+    package func run() throws(HostError) -> Int32 {
         let started = Date()
         let log = OutcomeLog()
         let reportHandle: FileHandle?
@@ -187,7 +190,7 @@ struct BatchRender {
 
     /// One file, as `timbre render IN -o OUT` renders it (kept as it is with `skipExisting`
     /// when a complete output exists).
-    static func render(_ job: Job, template: RenderRun.Template, skipExisting: Bool) -> Outcome {
+    package static func render(_ job: Job, template: RenderRun.Template, skipExisting: Bool) -> Outcome {
         let started = Date()
         if skipExisting && isComplete(job.output) {
             return Outcome(job: job, status: .skipped, error: nil, result: nil, seconds: 0)
@@ -206,14 +209,14 @@ struct BatchRender {
     /// An output a previous run finished: it opens as audio, has frames, and holds every frame
     /// its header announces. (Timbre's outputs appear only when complete; this also refuses a
     /// file another tool left half-written.)
-    static func isComplete(_ path: String) -> Bool {
+    package static func isComplete(_ path: String) -> Bool {
         guard let reader = try? SoundFileReader(path: path) else { return false }
         return reader.frameCount > 0 && reader.promisedFrames == nil
     }
 
     /// Temporary files (`.NAME.timbre-PID-N.tmp`) a killed run left (SIGKILL, a power cut: no
     /// handler ran), removed when their process is gone, so a resumed batch leaves a clean folder.
-    static func removeStaleTemporaries(in folders: Set<String>) {
+    package static func removeStaleTemporaries(in folders: Set<String>) {
         for folder in folders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 guard let marker = name.range(of: ".timbre-", options: .backwards) else { continue }
@@ -224,7 +227,7 @@ struct BatchRender {
         }
     }
 
-    static func reportLine(_ o: Outcome) -> JSONValue {
+    package static func reportLine(_ o: Outcome) -> JSONValue {
         func round(_ v: Double?) -> JSONValue { v.map { $0.isFinite ? .number(($0 * 100).rounded() / 100) : .null } ?? .null }
         let s = o.result?.summary
         return .object([
@@ -243,10 +246,10 @@ struct BatchRender {
 }
 
 /// The next job index, taken by the worker threads.
-final class JobCounter: @unchecked Sendable {
+package final class JobCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func take(below limit: Int) -> Int? {
+    package func take(below limit: Int) -> Int? {
         lock.lock(); defer { lock.unlock() }
         guard value < limit else { return nil }
         value += 1
@@ -255,17 +258,17 @@ final class JobCounter: @unchecked Sendable {
 }
 
 /// The outcomes so far, appended by the worker threads under `lock`.
-final class OutcomeLog: @unchecked Sendable {
-    let lock = NSLock()
-    var items: [BatchRender.Outcome] = []
+package final class OutcomeLog: @unchecked Sendable {
+    package let lock = NSLock()
+    package var items: [BatchRender.Outcome] = []
 }
 
 /// `[3/10 files, 1 failed]  2:10 of audio  0:04` on one line of stderr, when it is a terminal.
-struct BatchProgress: Sendable {
-    let total: Int
-    let enabled: Bool
+package struct BatchProgress: Sendable {
+    package let total: Int
+    package let enabled: Bool
 
-    func draw(outcomes: [BatchRender.Outcome], elapsed: Double) {
+    package func draw(outcomes: [BatchRender.Outcome], elapsed: Double) {
         guard enabled else { return }
         let failed = outcomes.filter { $0.status == .failed }.count
         let audio = outcomes.compactMap { $0.durationSeconds }.reduce(0, +)
@@ -274,7 +277,7 @@ struct BatchProgress: Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    func clear() {
+    package func clear() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }

@@ -2,13 +2,13 @@ import Foundation
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal:
 /// `[##########----------]  50%  0:03  41.2× real time`.
-struct ProgressBar {
-    let enabled: Bool
-    var lastDraw = Date.distantPast
+package struct ProgressBar {
+    package let enabled: Bool
+    package var lastDraw = Date.distantPast
 
-    init(enabled: Bool) { self.enabled = enabled && isatty(STDERR_FILENO) == 1 }
+    package init(enabled: Bool) { self.enabled = enabled && isatty(STDERR_FILENO) == 1 }
 
-    mutating func update(fraction: Double, elapsed: Double, speed: Double, force: Bool = false) {
+    package mutating func update(fraction: Double, elapsed: Double, speed: Double, force: Bool = false) {
         guard enabled else { return }
         let now = Date()
         if !force && now.timeIntervalSince(lastDraw) < 0.1 { return }
@@ -20,12 +20,12 @@ struct ProgressBar {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    func finish() {
+    package func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let s = Int(seconds)
         return String(format: "%d:%02d", s / 60, s % 60)
     }

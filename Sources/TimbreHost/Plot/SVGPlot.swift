@@ -7,39 +7,55 @@ import Foundation
 /// The legend goes in the first panel corner (or edge middle) where it covers no curve, marker
 /// or marker label; when every place inside covers something it is drawn as a row above the
 /// panel instead.
-struct SVGPlot {
-    struct Series { var name: String; var color: String; var points: [(x: Double, y: Double)]; var dashed = false; var width = 1.8 }
-    struct Marker { var x: Double; var label: String }
+package struct SVGPlot {
+    package struct Series {
+        var name: String; var color: String; var points: [(x: Double, y: Double)]; var dashed = false; var width = 1.8
+        package init(name: String, color: String, points: [(x: Double, y: Double)], dashed: Bool = false, width: Double = 1.8) {
+            self.name = name; self.color = color; self.points = points; self.dashed = dashed; self.width = width
+        }
+    }
+    package struct Marker {
+        var x: Double; var label: String
+        package init(x: Double, label: String) { self.x = x; self.label = label }
+    }
     /// A panel's horizontal axis: log frequency (20 Hz–20 kHz grid) or a linear one (levels).
-    enum XAxis {
+    package enum XAxis {
         case logFrequency
         case linear(label: String, step: Double)
     }
 
-    struct Panel {
-        var yLabel: String
-        var yRange: ClosedRange<Double>
-        var yStep: Double
-        var series: [Series]
-        var markers: [Marker] = []
-        var xAxis: XAxis = .logFrequency
+    package struct Panel {
+        package var yLabel: String
+        package var yRange: ClosedRange<Double>
+        package var yStep: Double
+        package var series: [Series]
+        package var markers: [Marker] = []
+        package var xAxis: XAxis = .logFrequency
         /// The panel's own x range (nil: the plot's frequency range).
-        var xRange: ClosedRange<Double>? = nil
+        package var xRange: ClosedRange<Double>? = nil
+        package init(yLabel: String, yRange: ClosedRange<Double>, yStep: Double, series: [Series], markers: [Marker] = [],
+                     xAxis: XAxis = .logFrequency, xRange: ClosedRange<Double>? = nil) {
+            self.yLabel = yLabel; self.yRange = yRange; self.yStep = yStep; self.series = series; self.markers = markers
+            self.xAxis = xAxis; self.xRange = xRange
+        }
     }
 
-    var title: String
-    var panels: [Panel]
-    var xRange: ClosedRange<Double> = 20...20000
+    package var title: String
+    package var panels: [Panel]
+    package var xRange: ClosedRange<Double> = 20...20000
     /// The whole image in pixels; panels share the height left after title, axes and gaps
     /// (by default 360 pixels each).
-    var width = 960.0, height: Double? = nil
+    package var width = 960.0, height: Double? = nil
+    package init(title: String, panels: [Panel], xRange: ClosedRange<Double> = 20...20000, width: Double = 960, height: Double? = nil) {
+        self.title = title; self.panels = panels; self.xRange = xRange; self.width = width; self.height = height
+    }
 
-    static let margins = (left: 80.0, right: 30.0, top: 70.0, gap: 74.0, bottom: 56.0)
+    package static let margins = (left: 80.0, right: 30.0, top: 70.0, gap: 74.0, bottom: 56.0)
     /// The smallest image `--size` accepts: room for the axes and labels of two panels.
-    static let minimumSize = (width: 320, height: 360), maximumSize = 8000
+    package static let minimumSize = (width: 320, height: 360), maximumSize = 8000
 
     /// Parses `--size WxH` (e.g. 1280x720), naming the allowed range when it cannot be used.
-    static func size(parsing text: String) throws(CLIError) -> (width: Double, height: Double) {
+    package static func size(parsing text: String) throws(HostError) -> (width: Double, height: Double) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
               (minimumSize.width...maximumSize).contains(w), (minimumSize.height...maximumSize).contains(h) else {
@@ -48,10 +64,10 @@ struct SVGPlot {
         return (Double(w), Double(h))
     }
 
-    static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
+    package static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
 
     /// A value range that holds `values` (within `hard`), rounded out to `step`.
-    static func range(of values: [Double], step: Double, minimumSpan: Double, hard: ClosedRange<Double>) -> ClosedRange<Double> {
+    package static func range(of values: [Double], step: Double, minimumSpan: Double, hard: ClosedRange<Double>) -> ClosedRange<Double> {
         let finite = values.filter(\.isFinite)
         var lo = max(hard.lowerBound, ((finite.min() ?? -step) / step).rounded(.down) * step)
         var hi = min(hard.upperBound, ((finite.max() ?? step) / step).rounded(.up) * step)
@@ -59,7 +75,7 @@ struct SVGPlot {
         return lo...hi
     }
 
-    func render() -> String {
+    package func render() -> String {
         let (left, right, top, gap, bottom) = Self.margins
         let plotWidth = width - left - right
         let count = Double(max(panels.count, 1))
@@ -196,7 +212,7 @@ struct SVGPlot {
     }
 
     /// Writes the SVG (atomically) and, when `png` is given, converts it with rsvg-convert.
-    func write(svg svgPath: String?, png pngPath: String?) throws(CLIError) {
+    package func write(svg svgPath: String?, png pngPath: String?) throws(HostError) {
         let text = render()
         var temporary: String?
         let target = svgPath ?? {
