@@ -30,13 +30,20 @@ public enum ControlCommand: Equatable, Sendable {
     /// `--midi`: bind the next controller that moves to a parameter, over a range (nil: the
     /// parameter's own) and curve.
     case learn(target: String, min: Double?, max: Double?, curve: MIDIMapping.Curve?)
+    /// Takes: `record start FILE [master|inputs|<bus>]`, `record stop|pause|resume|discard|status
+    /// [FILE]`, `record marker [label]`, `record` alone (start armed takes): the words after
+    /// `record`, carried out by the host's take session (``ControlInterpreter/recordTakes``).
+    case record(words: [String])
     case status
     /// The newest values of every `meter` and `loudness` node.
     case meters
     case quit
 
     /// The grammar, for help and error messages.
-    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [--positions] [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, learn <node>.<param> [min max [linear|log|db]], status, meters, quit"
+    public static let usage = "set <node>.<param> <value>, bypass <node> on|off, load <preset.json>, save [--positions] [preset.json], insert <position> <node JSON>, remove <node>, play|pause|stop <player>, seek <player> <seconds>, learn <node>.<param> [min max [linear|log|db]], record start <file> [master|inputs|<bus>] | stop|pause|resume|marker|discard|status, status, meters, quit"
+
+    /// The verbs of `record`.
+    public static let recordVerbs: Set<String> = ["start", "stop", "pause", "resume", "marker", "discard", "status"]
 
     /// Longest line accepted (a whole preset fits easily; anything longer is refused unread).
     public static let maxLineBytes = 65536
@@ -78,10 +85,7 @@ public enum ControlCommand: Equatable, Sendable {
         case ("save", 2...): return .save(path: words.dropFirst().joined(separator: " "))
         case ("insert", 3...):
             guard let position = Int(words[1]), position >= 0 else { throw ControlError("insert: \(ControlError.quote(words[1])) is not a position (0, 1, 2 …)") }
-            let json = words.dropFirst(2).joined(separator: " ")
-            do { return .insert(position: position, node: try PresetDecoder.parse(Data(json.utf8))) } catch {
-                throw ControlError("insert: \(error)")
-            }
+            return try insert(position: position, json: words.dropFirst(2).joined(separator: " "))
         case ("remove", 2):
             do { return .remove(node: try nodeID(words[1])) } catch { throw ControlError("remove: \(error.message)") }
         case ("play", 2), ("pause", 2), ("stop", 2):
@@ -97,18 +101,14 @@ public enum ControlCommand: Equatable, Sendable {
             } catch { throw ControlError("seek: \(error.message)") }
         case ("learn", 2), ("learn", 4), ("learn", 5):
             do throws(ControlError) {
-                let target = try parameterAddress(words[1])
-                guard words.count >= 4 else { return .learn(target: target, min: nil, max: nil, curve: nil) }
-                let lo = try DecimalNumber.parse(words[2]), hi = try DecimalNumber.parse(words[3])
-                guard lo != hi else { throw ControlError("the range \(words[2])…\(words[3]) is empty") }
-                var curve: MIDIMapping.Curve?
-                if words.count == 5 {
-                    guard let c = MIDIMapping.Curve(rawValue: words[4]) else { throw ControlError("\(ControlError.quote(words[4])) is not a curve (linear, log, db)") }
-                    guard c != .log || (lo > 0 && hi > 0) else { throw ControlError("a log curve needs a range above 0") }
-                    curve = c
-                }
-                return .learn(target: target, min: lo, max: hi, curve: curve)
+                guard words.count >= 4 else { return try learn(words[1], range: nil, curve: nil) }
+                return try learn(words[1], range: (try DecimalNumber.parse(words[2]), try DecimalNumber.parse(words[3])), curve: words.count == 5 ? words[4] : nil)
             } catch { throw ControlError("learn: \(error.message)") }
+        case ("record", _):
+            if words.count > 1, !recordVerbs.contains(words[1]) {
+                throw ControlError("record: unknown verb \(ControlError.quote(words[1])) (record start <file> [master|inputs|<bus>], record stop|pause|resume|marker [label]|discard|status)")
+            }
+            return .record(words: Array(words.dropFirst()))
         case ("status", 1): return .status
         case ("meters", 1): return .meters
         case ("quit", 1), ("exit", 1): return .quit
@@ -117,6 +117,34 @@ public enum ControlCommand: Equatable, Sendable {
         default:
             throw ControlError("unknown command \(ControlError.quote(line)) (commands: \(usage))")
         }
+    }
+
+    /// `insert`: a node's JSON object at a position (the line's and OSC's one check).
+    static func insert(position: Int, json: String) throws(ControlError) -> ControlCommand {
+        do { return .insert(position: position, node: try PresetDecoder.parse(Data(json.utf8))) } catch { throw ControlError("insert: \(error)") }
+    }
+
+    /// `learn`: a parameter, an optional range and curve name (the line's and OSC's one check).
+    static func learn(_ word: String, range: (Double, Double)?, curve name: String?) throws(ControlError) -> ControlCommand {
+        let target = try parameterAddress(word)
+        guard let (lo, hi) = range else { return .learn(target: target, min: nil, max: nil, curve: nil) }
+        guard lo != hi else { throw ControlError("the range \(JSONValue.number(lo).brief)…\(JSONValue.number(hi).brief) is empty") }
+        var curve: MIDIMapping.Curve?
+        if let name {
+            guard let c = MIDIMapping.Curve(rawValue: name) else { throw ControlError("\(ControlError.quote(name)) is not a curve (linear, log, db)") }
+            guard c != .log || (lo > 0 && hi > 0) else { throw ControlError("a log curve needs a range above 0") }
+            curve = c
+        }
+        return .learn(target: target, min: lo, max: hi, curve: curve)
+    }
+
+    /// A line for a recording host (`timbre record`): the same grammar, where the take's verbs
+    /// may also stand alone — `pause`, `resume`, `marker intro`, `stop`, `discard`, `status`
+    /// read as `record pause` and so on.
+    public static func parse(takeLine line: String) throws(ControlError) -> ControlCommand? {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+        if let first = words.first, first != "start", recordVerbs.contains(first), line.utf8.count <= maxLineBytes { return .record(words: words) }
+        return try parse(line: line)
     }
 
     /// A node id as typed (or `chain[i]`): non-empty, no dot, so `hp.x` is not taken for `hp`.

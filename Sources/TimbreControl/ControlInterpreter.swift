@@ -14,6 +14,8 @@ public final class ControlInterpreter {
         case ok(String)
         case status(JSONValue)
         case meters(JSONValue)
+        /// Lines said as they are (no `ok:` prefix): what a take session answers.
+        case said([String])
         /// The sender wants the players' events.
         case subscribed
         case quit
@@ -32,6 +34,9 @@ public final class ControlInterpreter {
     public var playerPositions: (() -> [String: (offset: Double, playing: Bool)])?
     /// MIDI mappings in use (`--midi`), kept equal to the running preset's `midi` section.
     public var midi: MIDIMapper?
+    /// Carries out `record …` (the words after `record`), returning the lines to say; nil:
+    /// this host does not record.
+    public var recordTakes: (([String]) throws(ControlError) -> [String])?
 
     public init(engine: LiveEngine, loadDocument: @escaping (String) throws -> (JSONValue, String),
                 hostStatus: @escaping () -> [String: JSONValue] = { [:] }) {
@@ -80,6 +85,9 @@ public final class ControlInterpreter {
             try ControlPolicy.refusePluginFilePaths(in: doc, what: label)
             do { try engine.load(document: doc) } catch { throw ControlError("\(label): \(error)", remote: "\(label): \(error.redactedDescription)") }
             return .ok("loaded \(label) (\(engine.preset.name))")
+        case .record(let words):
+            guard let recordTakes else { throw ControlError("record: this host does not record") }
+            return .said(try recordTakes(words))
         case .save(let path, let positions):
             guard let saveDocument else { throw ControlError("save: this host has no preset file to save to") }
             let document = positions ? Self.document(engine.document, with: playerPositions?() ?? [:]) : engine.document

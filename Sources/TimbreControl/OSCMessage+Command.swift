@@ -10,6 +10,7 @@ import TimbreEngine
 /// /timbre/remove  s:"node"
 /// /timbre/learn   s:"node.param" [f:min f:max [s:curve]]
 /// /timbre/save    [T|F:player positions] [s:"preset.json"]
+/// /timbre/record  [s:verb s…]     (as the `record` line: start FILE [source], stop, marker …)
 /// /timbre/status                  (answered to the sender: /timbre/status s:JSON)
 /// /timbre/meters                  (answered to the sender: /timbre/meters s:JSON)
 /// ```
@@ -63,9 +64,7 @@ extension OSCMessage {
             guard position >= 0, position <= 10_000, position == position.rounded() else {
                 throw ControlError("position \(position) is not a whole number 0…10000")
             }
-            let json = try string(arguments[1], "the node JSON")
-            guard let command = try ControlCommand.parse(line: "insert \(Int(position)) \(json)") else { throw ControlError("empty") }
-            return command
+            return try ControlCommand.insert(position: Int(position), json: try string(arguments[1], "the node JSON"))
         case ("/timbre/remove", 1):
             return .remove(node: try ControlCommand.nodeID(try string(arguments[0], "the node")))
         case ("/timbre/play", 1): return .play(player: try ControlCommand.nodeID(try string(arguments[0], "the player")))
@@ -77,14 +76,17 @@ extension OSCMessage {
             guard t >= 0 else { throw ControlError("seek: \(t) s is before the start of the file") }
             return .seek(player: id, seconds: t)
         case ("/timbre/learn", 1), ("/timbre/learn", 3), ("/timbre/learn", 4):
-            var words = ["learn", try string(arguments[0], "the parameter")]
-            if arguments.count >= 3 {
-                words += [JSONValue.number(try number(arguments[1], "the minimum")).brief, JSONValue.number(try number(arguments[2], "the maximum")).brief]
+            let word = try string(arguments[0], "the parameter")
+            let range = arguments.count >= 3 ? (try number(arguments[1], "the minimum"), try number(arguments[2], "the maximum")) : nil
+            do { return try ControlCommand.learn(word, range: range, curve: arguments.count == 4 ? try string(arguments[3], "the curve") : nil) }
+            catch { throw ControlError("learn: \(error.message)") }
+        case ("/timbre/record", _):
+            var words: [String] = []
+            for (k, a) in arguments.enumerated() { words.append(try string(a, "argument \(k + 1)")) }
+            if let verb = words.first, !ControlCommand.recordVerbs.contains(verb) {
+                throw ControlError("record: unknown verb \(ControlError.quote(verb)) (start, stop, pause, resume, marker, discard, status)")
             }
-            if arguments.count == 4 { words.append(try string(arguments[3], "the curve")) }
-            guard !words.contains(where: { $0.contains(" ") }) else { throw ControlError("learn: no spaces in its arguments") }
-            guard let command = try ControlCommand.parse(line: words.joined(separator: " ")) else { throw ControlError("empty") }
-            return command
+            return .record(words: words)
         case ("/timbre/subscribe", 0): return .subscribe
         case ("/timbre/status", 0): return .status
         case ("/timbre/save", 0): return .save(path: nil)
@@ -96,7 +98,7 @@ extension OSCMessage {
             return .save(path: try string(arguments[1], "the preset path"), positions: positions)
         case ("/timbre/meters", 0): return .meters
         default:
-            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/learn s [f f [s]], /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [T|F] [s])")
+            throw ControlError("OSC: unknown message \(ControlError.quote(address)) with \(arguments.count) arguments (known: /timbre/set s f, /timbre/bypass s i, /timbre/load s, /timbre/insert i s, /timbre/remove s, /timbre/play s, /timbre/pause s, /timbre/stop s, /timbre/seek s f, /timbre/learn s [f f [s]], /timbre/subscribe, /timbre/status, /timbre/meters, /timbre/save [T|F] [s], /timbre/record s…)")
         }
     }
 }

@@ -226,15 +226,11 @@ public enum OfflineRenderer {
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         _ = try resolveFormat(request)  // usage errors before touching any file
         guard request.blockFrames >= 1 else { throw .request(.blockFrames, "block size \(request.blockFrames) frames is out of range (allowed at least 1)") }
-        guard ParameterRanges.varispeed.contains(request.speed) else {
-            throw .request(.speed, "speed \(request.speed) is out of range (allowed \(ParameterRanges.varispeed.lowerBound)…\(ParameterRanges.varispeed.upperBound))")
+        if let m = ParameterRanges.outOfRange("speed", request.speed, ParameterRanges.varispeed) { throw .request(.speed, m) }
+        if let rate = request.sampleRate, let m = ParameterRanges.outOfRange("sample rate", Double(rate), shown: "\(rate)", ParameterRanges.sampleRate, unit: "Hz") {
+            throw .request(.sampleRate, m)
         }
-        if let rate = request.sampleRate, !ParameterRanges.sampleRate.contains(Double(rate)) {
-            throw .request(.sampleRate, "sample rate \(rate) Hz is out of range (allowed \(Int(ParameterRanges.sampleRate.lowerBound))…\(Int(ParameterRanges.sampleRate.upperBound)) Hz)")
-        }
-        guard (-24...24).contains(request.pitchSemitones) else {
-            throw .request(.pitchSemitones, "pitch \(request.pitchSemitones) semitones is out of range (allowed -24…24)")
-        }
+        if let m = ParameterRanges.outOfRange("pitch", request.pitchSemitones, ParameterRanges.pitchSemitones, unit: "semitones") { throw .request(.pitchSemitones, m) }
         let playerSpecs = request.preset.playerSpecs
         guard !request.inputPaths.isEmpty || !playerSpecs.isEmpty else { throw .request(nil, "no input file (and the preset has no players)") }
         if request.inputPaths.isEmpty {

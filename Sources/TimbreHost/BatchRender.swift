@@ -146,8 +146,8 @@ package struct BatchRender {
                     log.lock.lock()
                     log.items.append(outcome)
                     progress.clear()
-                    if let e = outcome.error { FileHandle.standardError.write(Data("timbre: error: \(e)\n".utf8)) }
-                    for w in outcome.result?.warnings ?? [] { FileHandle.standardError.write(Data("timbre: warning: \(w)\n".utf8)) }
+                    if let e = outcome.error { Console.error(e) }
+                    for w in outcome.result?.warnings ?? [] { Console.warning(w) }
                     if let reportHandle { reportHandle.write(Data((Self.reportLine(outcome).jsonText + "\n").utf8)) }
                     progress.draw(outcomes: log.items, elapsed: Date().timeIntervalSince(started))
                     log.lock.unlock()

@@ -2,21 +2,23 @@ import TimbreControl
 import TimbreEngine
 import TimbreFile
 
-/// A failure the CLI reports with one `timbre: error:` prefix and an exit code:
-/// 1 for usage and preset errors, 2 for processing and I/O errors.
-package struct HostError: Error, CustomStringConvertible, RedactableError {
-    package var message: String
-    package var exitCode: Int32
+/// A failure of a session, with the exit code `timbre` reports it with (behind its one
+/// `timbre: error:` prefix): 1 for usage and preset errors, 2 for processing and I/O errors.
+public struct HostError: Error, CustomStringConvertible, RedactableError {
+    /// One line naming the file, JSON path or option, the value and what is allowed.
+    public var message: String
+    /// 1: usage or preset; 2: processing or I/O.
+    public var exitCode: Int32
     /// The message without values read from a file (what network senders hear); nil: the message.
     package var redacted: String?
-    package var redactedDescription: String { redacted ?? message }
+    public var redactedDescription: String { redacted ?? message }
 
     package static func usage(_ m: String) -> HostError { HostError(message: m, exitCode: 1) }
     package static func io(_ m: String) -> HostError { HostError(message: m, exitCode: 2) }
 
     package init(message: String, exitCode: Int32) { self.message = message; self.exitCode = exitCode }
 
-    package var description: String { message }
+    public var description: String { message }
 
     package init(_ error: RenderError) {
         switch error {

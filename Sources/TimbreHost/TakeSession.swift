@@ -1,3 +1,4 @@
+import TimbreControl
 import Foundation
 import TimbreEngine
 import TimbreFile
@@ -185,15 +186,18 @@ package final class TakeSession {
         })
     }
 
-    /// Handles one `record …` command as ``handle(_:)`` does, and also gives what it says to
-    /// `echo` and what fails to `echoFailure`: a socket client or a page hears the answer to its
-    /// own command.
-    package func handle(_ words: [String], echo: @escaping (String) -> Void, echoFailure: @escaping (String) -> Void) {
+    /// Carries out one `record …` command (the words after `record`) for the control
+    /// grammar (``ControlInterpreter/recordTakes``): the lines it says, or its failure.
+    package func perform(_ words: [String]) throws(ControlError) -> [String] {
+        var said: [String] = [], failed: [String] = []
         let (sayBefore, failBefore) = (say, fail)
-        say = { sayBefore($0); echo($0) }
-        fail = { failBefore($0); echoFailure($0) }
-        _ = handle(words)
+        say = { said.append($0) }
+        fail = { failed.append($0) }
+        let known = handle(words)
         (say, fail) = (sayBefore, failBefore)
+        guard known else { throw ControlError("record: unknown verb \(ControlError.quote(words.first ?? ""))") }
+        if !failed.isEmpty { throw ControlError(failed.joined(separator: "; ")) }
+        return said
     }
 
     /// Handles one `record …` command (the words after "record"); false if it is not one.

@@ -30,6 +30,8 @@ package final class WebSession {
     private var presets: [String] = []
     package static let framesPerSecond = 30.0
 
+    /// Pages that have had their hello.
+    var greeted: Set<Int> = []
     package init(server: WebControlServer, host: JackHost, interpreter: ControlInterpreter, takes: TakeSession, presetsFolder: String, schema: JSONValue) {
         self.server = server; self.host = host; self.interpreter = interpreter; self.takes = takes
         self.presetsFolder = presetsFolder; self.schema = schema
@@ -59,11 +61,6 @@ package final class WebSession {
                 return reply(client, id: id, .failure(ControlError("\(ControlError.quote(verb)) is not a command a page may send (\(Self.verbs.sorted().joined(separator: ", ")))")))
             }
             do throws(ControlError) { try confine(words) } catch { return reply(client, id: id, .failure(error)) }
-            if verb == "record" {
-                var said: [String] = [], failed: [String] = []
-                takes.handle(Array(words.dropFirst()), echo: { said.append($0) }, echoFailure: { failed.append($0) })
-                return reply(client, id: id, failed.isEmpty ? .success(.ok(said.joined(separator: "; "))) : .failure(ControlError(failed.joined(separator: "; "))))
-            }
             for result in interpreter.handle(.line(line)) { reply(client, id: id, result) }
         }
     }
@@ -95,6 +92,7 @@ package final class WebSession {
         if let id { o["id"] = .number(Double(id)) }
         switch result {
         case .success(.ok(let text)): o["ok"] = .bool(true); o["text"] = .string(text)
+        case .success(.said(let lines)): o["ok"] = .bool(true); o["text"] = .string(lines.joined(separator: "; "))
         case .success(.status(let json)): o["ok"] = .bool(true); o["status"] = json
         case .success(.meters(let json)): o["ok"] = .bool(true); o["meters"] = json
         case .success(.subscribed), .success(.quit): o["ok"] = .bool(true)
@@ -115,6 +113,8 @@ package final class WebSession {
             return read!
         }
         if now - lastPresetScan >= 1 { presets = Self.presets(in: presetsFolder); lastPresetScan = now }
+        // A page hears nothing before its hello (it may connect between the loop's turns).
+        let ungreeted = server.clientIDs.subtracting(greeted)
         if now - lastStateCheck >= 0.05 {
             lastStateCheck = now
             // Serialised only when something a page draws changed.
@@ -123,13 +123,13 @@ package final class WebSession {
                                           bufferSize: host.bufferSize, sampleRate: host.engine.sampleRate)
             if fingerprint != lastFingerprint {
                 lastFingerprint = fingerprint
-                server.broadcast(#"{"state":\#(stateJSON().jsonText),"type":"state","v":1}"#)
+                server.broadcast(#"{"state":\#(stateJSON().jsonText),"type":"state","v":1}"#, except: ungreeted)
             }
         }
         if now - lastMeters >= 1 / Self.framesPerSecond {
             // On schedule (30 a second on average at the loop's 10 ms pace), not from now.
             lastMeters = max(lastMeters + 1 / Self.framesPerSecond, now - 1 / Self.framesPerSecond)
-            server.broadcast(meterFrame(players: currentPlayers()), except: quiet)
+            server.broadcast(meterFrame(players: currentPlayers()), except: quiet.union(ungreeted))
         }
     }
 
@@ -143,6 +143,8 @@ package final class WebSession {
     /// the state).
     package func connected(_ client: Int) {
         quiet.remove(client)
+        greeted.formIntersection(server.clientIDs)
+        greeted.insert(client)
         if presets.isEmpty { presets = Self.presets(in: presetsFolder) }
         server.send(hello(), to: client)
     }
@@ -177,22 +179,27 @@ package final class WebSession {
     /// The response of every filter node and of all of them at 241 frequencies from 20 Hz to
     /// 20 kHz (dB), from the designs the render uses, and the handles to drag.
     package static func curves(_ preset: Preset, sampleRate rate: Double) -> (JSONValue?, JSONValue) {
-        var curves: [String: JSONValue] = [:]
         var handles: [JSONValue] = []
-        let frequencies = (0..<241).map { 20 * pow(1000, Double($0) / 240) }
-        var total = [Double](repeating: 0, count: frequencies.count)
         for node in preset.allNodes {
-            let address = address(of: node, in: preset)
             // Handles for every band, flat or bypassed (a flat band has no filter section).
-            if let address { handles += Self.handles(of: node, address: address) }
-            guard !node.bypass, let term = node.responseTerm(sampleRate: rate), !term.sections.isEmpty else { continue }
-            let values = frequencies.map { f in f < rate / 2 ? term.gainDB + term.sections.magnitudeDB(at: f, sampleRate: rate) : 0 }
-            for k in total.indices { total[k] += values[k] }
-            curves[address ?? node.path] = .array(values.map { .number(($0 * 100).rounded() / 100) })
+            if let address = address(of: node, in: preset) { handles += Self.handles(of: node, address: address) }
+        }
+        // The same computation as `timbre response` (its first total: the chain, or the graph's
+        // first channel's path), on the page's grid; nothing drawn at or past Nyquist.
+        let frequencies = (0..<241).map { 20 * pow(1000, Double($0) / 240) }
+        let response = PresetResponse(preset: preset, sampleRate: rate, frequenciesHz: frequencies)
+        func rounded(_ values: [Double]) -> JSONValue {
+            .array(zip(frequencies, values).map { f, v in .number(f < rate / 2 ? (v * 100).rounded() / 100 : 0) })
+        }
+        var curves: [String: JSONValue] = [:]
+        let byPath = Dictionary(preset.allNodes.map { ($0.path, $0) }) { a, _ in a }
+        for (curve, path) in zip(response.nodes, response.nodePaths) {
+            guard let node = byPath[path], let term = node.responseTerm(sampleRate: rate), !term.sections.isEmpty else { continue }
+            curves[address(of: node, in: preset) ?? path] = rounded(curve.magnitudeDB)
         }
         guard !curves.isEmpty || !handles.isEmpty else { return (nil, .array(handles)) }
         return (.object(["frequencies": .array(frequencies.map { .number(($0 * 10).rounded() / 10) }),
-                         "total": .array(total.map { .number(($0 * 100).rounded() / 100) }), "nodes": .object(curves)]), .array(handles))
+                         "total": rounded(response.totals.first?.magnitudeDB ?? []), "nodes": .object(curves)]), .array(handles))
     }
 
     /// A meter frame, written straight into text (it goes out 30 times a second): for every

@@ -87,6 +87,8 @@ package final class WebControlServer: @unchecked Sendable {
 
     /// Pages connected now.
     package var clientCount: Int { clients.withLockedValue { $0.count } }
+    /// The connected clients' ids.
+    package var clientIDs: Set<Int> { clients.withLockedValue { Set($0.keys) } }
 
     /// Sends a text message to one client (any thread; dropped if it is gone).
     package func send(_ text: String, to client: Int) {

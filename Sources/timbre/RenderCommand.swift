@@ -117,7 +117,7 @@ struct RenderCommand: ParsableCommand {
         }
         bar.finish()
         let summary = result.summary
-        for w in result.warnings { FileHandle.standardError.write(Data("timbre: warning: \(w)\n".utf8)) }
+        for w in result.warnings { Console.warning(w) }
         func say(_ text: String) {
             if toStdout { FileHandle.standardError.write(Data((text + "\n").utf8)) } else { print(text) }
         }
@@ -150,48 +150,11 @@ struct RenderCommand: ParsableCommand {
         guard (-20...0).contains(truePeakCeiling) else { throw .usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
         guard let mode = RateMode(rawValue: rateMode) else { throw .usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
         guard let resamplerQuality = ResamplerQuality(rawValue: resampler) else { throw .usage("--resampler \(resampler) is not known (allowed: high, fast)") }
-        guard speed.isFinite, (0.25...4).contains(speed) else { throw .usage("--speed \(speed) is out of range (allowed 0.25…4)") }
-        if let sampleRate, !(8000...384000).contains(sampleRate) {
-            throw .usage("--sample-rate \(sampleRate) is out of range (allowed 8000…384000 Hz)")
-        }
-        guard pitch.isFinite, (-24...24).contains(pitch) else { throw .usage("--pitch \(pitch) is out of range (allowed -24…24 semitones)") }
+        if let m = ParameterRanges.outOfRange("--speed", speed, ParameterRanges.varispeed) { throw .usage(m) }
+        if let sampleRate, let m = ParameterRanges.outOfRange("--sample-rate", Double(sampleRate), shown: "\(sampleRate)", ParameterRanges.sampleRate, unit: "Hz") { throw .usage(m) }
+        if let m = ParameterRanges.outOfRange("--pitch", pitch, ParameterRanges.pitchSemitones, unit: "semitones") { throw .usage(m) }
         guard !(concat && mix) else { throw .usage("--concat and --mix exclude each other") }
-        var trim: [TimePosition?] = []
-        for (name, text) in [("--start", start), ("--end", end)] {
-            guard let text else { trim.append(nil); continue }
-            guard let t = TimePosition(text) else {
-                throw .usage("\(name) \(text) is not a time (allowed: seconds ≥ 0 such as 90, 12.5, 90s or 250ms; 1:30; 00:01:30.250; frames:N)")
-            }
-            trim.append(t)
-        }
-        var raw: RawAudioFormat?
-        switch inputFormat.lowercased() {
-        case "auto":
-            for (name, given) in [("--input-rate", inputRate != nil), ("--input-channels", inputChannels != nil), ("--input-encoding", inputEncoding != nil)] where given {
-                throw .usage("\(name) describes headerless audio: it goes with --input-format raw")
-            }
-        case "raw":
-            guard let inputRate, let inputChannels, let inputEncoding else {
-                throw .usage("--input-format raw needs --input-rate, --input-channels and --input-encoding (a raw file has no header to say them)")
-            }
-            guard (1...768_000).contains(inputRate) else { throw .usage("--input-rate \(inputRate) is out of range (allowed 1…768000 Hz)") }
-            guard (1...64).contains(inputChannels) else { throw .usage("--input-channels \(inputChannels) is out of range (allowed 1…64)") }
-            let e = try Self.encoding(inputEncoding, option: "--input-encoding")
-            guard e.integerBits != nil || e == .float || e == .double else {
-                throw .usage("--input-encoding \(inputEncoding) is not a raw encoding (allowed: pcm16, pcm24, pcm32, float, double)")
-            }
-            raw = RawAudioFormat(sampleRate: inputRate, channelCount: inputChannels, encoding: e)
-        default:
-            throw .usage("--input-format \(inputFormat) is not known (allowed: auto, raw)")
-        }
-        var edits: [(key: String, value: String)] = []
-        var probe = AudioTags()
-        for t in tag {
-            guard let eq = t.firstIndex(of: "="), eq != t.startIndex else { throw .usage("--tag \(t) is not KEY=VALUE (e.g. --tag title=\"Episode 12\")") }
-            let key = String(t[..<eq]), value = String(t[t.index(after: eq)...])
-            do { try probe.set(key, to: value) } catch { throw .usage("--tag \(t): \(error)") }
-            edits.append((key, value))
-        }
+        let trim = try trimPositions(), raw = try rawInput(), edits = try tagEdits()
         guard quality == nil || bitrate == nil else { throw .usage("--quality and --bitrate exclude each other (a bitrate is constant; a quality varies it)") }
         if let quality, !(quality.isFinite && (0...10).contains(quality)) { throw .usage("--quality \(quality) is out of range (allowed 0…10)") }
         let (p, label) = try preset.map { a throws(HostError) in try PresetLoader.load(a) } ?? (Preset.none, "no preset")
@@ -215,6 +178,57 @@ struct RenderCommand: ParsableCommand {
         guard ["auto", "linear"].contains(normalizeMode) else { throw .usage("--normalize-mode \(normalizeMode) is not allowed (allowed auto, linear)") }
         return RenderRun.Template(request: request, label: label,
                                   normalize: normalize.map { .init(targetLUFS: $0, ceilingDBTP: truePeakCeiling, linear: normalizeMode == "linear") })
+    }
+
+    /// `--start` and `--end` as positions (nil where not given).
+    func trimPositions() throws(HostError) -> [TimePosition?] {
+        var trim: [TimePosition?] = []
+        for (name, text) in [("--start", start), ("--end", end)] {
+            guard let text else { trim.append(nil); continue }
+            guard let t = TimePosition(text) else {
+                throw .usage("\(name) \(text) is not a time (allowed: seconds ≥ 0 such as 90, 12.5, 90s or 250ms; 1:30; 00:01:30.250; frames:N)")
+            }
+            trim.append(t)
+        }
+        return trim
+    }
+
+    /// `--input-format raw` with its rate, channels and encoding; nil for files with a header.
+    func rawInput() throws(HostError) -> RawAudioFormat? {
+        var raw: RawAudioFormat?
+        switch inputFormat.lowercased() {
+        case "auto":
+            for (name, given) in [("--input-rate", inputRate != nil), ("--input-channels", inputChannels != nil), ("--input-encoding", inputEncoding != nil)] where given {
+                throw .usage("\(name) describes headerless audio: it goes with --input-format raw")
+            }
+        case "raw":
+            guard let inputRate, let inputChannels, let inputEncoding else {
+                throw .usage("--input-format raw needs --input-rate, --input-channels and --input-encoding (a raw file has no header to say them)")
+            }
+            guard (1...768_000).contains(inputRate) else { throw .usage("--input-rate \(inputRate) is out of range (allowed 1…768000 Hz)") }
+            guard (1...64).contains(inputChannels) else { throw .usage("--input-channels \(inputChannels) is out of range (allowed 1…64)") }
+            let e = try Self.encoding(inputEncoding, option: "--input-encoding")
+            guard e.integerBits != nil || e == .float || e == .double else {
+                throw .usage("--input-encoding \(inputEncoding) is not a raw encoding (allowed: pcm16, pcm24, pcm32, float, double)")
+            }
+            raw = RawAudioFormat(sampleRate: inputRate, channelCount: inputChannels, encoding: e)
+        default:
+            throw .usage("--input-format \(inputFormat) is not known (allowed: auto, raw)")
+        }
+        return raw
+    }
+
+    /// `--tag KEY=VALUE` edits, each checked against what the tags can hold.
+    func tagEdits() throws(HostError) -> [(key: String, value: String)] {
+        var edits: [(key: String, value: String)] = []
+        var probe = AudioTags()
+        for t in tag {
+            guard let eq = t.firstIndex(of: "="), eq != t.startIndex else { throw .usage("--tag \(t) is not KEY=VALUE (e.g. --tag title=\"Episode 12\")") }
+            let key = String(t[..<eq]), value = String(t[t.index(after: eq)...])
+            do { try probe.set(key, to: value) } catch { throw .usage("--tag \(t): \(error)") }
+            edits.append((key, value))
+        }
+        return edits
     }
 
     static func encoding(_ name: String, option: String) throws(HostError) -> SampleEncoding {

@@ -23,7 +23,7 @@ struct TimbreCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as HostError {
-            FileHandle.standardError.write(Data("timbre: error: \(error.message)\n".utf8))
+            Console.error(error.message)
             Foundation.exit(error.exitCode)
         } catch {
             let code = exitCode(for: error)
@@ -31,7 +31,7 @@ struct TimbreCommand: ParsableCommand {
             if let e = error as? ExitCode { Foundation.exit(e.rawValue == 0 ? 0 : e.rawValue) }
             var message = fullMessage(for: error)
             if message.hasPrefix("Error: ") { message.removeFirst(7) }
-            FileHandle.standardError.write(Data("timbre: error: \(message)\n".utf8))
+            Console.error(message)
             Foundation.exit(1)
         }
     }

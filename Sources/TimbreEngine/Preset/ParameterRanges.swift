@@ -30,4 +30,11 @@ package enum ParameterRanges {
     package static let defaultSlope = 12
     /// Parameters that are switches (JSON booleans; live `set` takes 0 or 1).
     package static let switchParameters: Set<String> = ["bypass", "mute", "solo", "autoplay"]
+
+    /// The one wording of a range error: `NAME VALUE is out of range (allowed LO…HI UNIT)`, or
+    /// nil when `value` is in `range` (NaN is out of every range).
+    package static func outOfRange(_ name: String, _ value: Double, shown: String? = nil, _ range: ClosedRange<Double>, unit: String = "") -> String? {
+        guard !range.contains(value) else { return nil }
+        return "\(name) \(shown ?? "\(value)") is out of range (allowed \(JSONValue.number(range.lowerBound).brief)…\(JSONValue.number(range.upperBound).brief)\(unit.isEmpty ? "" : " " + unit))"
+    }
 }
