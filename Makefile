@@ -117,7 +117,7 @@ embed-check: deps
 ## The DocC catalogs (one per public module): generated with warnings as errors, so a broken
 ## symbol link or a missing article fails the run.
 docs-check: deps
-	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins,--target $(m)) 2>&1 | tail -7
+	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins TimbreHost,--target $(m)) 2>&1 | tail -7
 
 test: build check-presets rtsan tsan embed-check docs-check
 	@if [ -d .git ]; then git status --porcelain --untracked-files=all > .build/status-before-test; fi
@@ -133,6 +133,7 @@ test: build check-presets rtsan tsan embed-check docs-check
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null
 	.build/$(CONFIG)/ChangeRateExample | grep -q "expected 659.255 Hz; latency 6616 frames (137.8 ms), underruns 0"
 	d=$$(mktemp -d) && .build/$(CONFIG)/TwoChannelsExample $$d/two.wav | grep -q "384000 frames" && $(BIN) info $$d/two.wav >/dev/null
+	d=$$(mktemp -d) && $(BIN) demo --output-dir $$d --seconds 2 >/dev/null && .build/$(CONFIG)/HostSessionsExample $$d/demo-output.wav $$d/out | grep -q "normalised: gain .*-16.00 LUFS" && test -s $$d/out/report.jsonl
 	@# No test may write into the checkout (a fuzzed `save` once did, the browser test rewrote
 	@# docs/web-*.png): any new or changed file fails the run.
 	@if [ -d .git ] && ! git status --porcelain --untracked-files=all | diff .build/status-before-test - ; then echo "make test: the files above were written or changed in the checkout"; exit 2; fi

@@ -85,6 +85,8 @@ let package = Package(
                           path: "Examples/ChangeRate"),
         .executableTarget(name: "TwoChannelsExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack", "TimbreControl"],
                           path: "Examples/TwoChannels"),
+        .executableTarget(name: "HostSessionsExample", dependencies: ["TimbreHost", "TimbreEngine", "TimbreFile", "TimbreDSP"],
+                          path: "Examples/HostSessions"),
         .executableTarget(name: "KaraokeExample", dependencies: ["TimbreEngine", "TimbreFile", "TimbreJack"],
                           path: "Examples/Karaoke"),
         // Test helpers: signals, fits, tolerance tables and processes (DSP level), and the

@@ -182,8 +182,7 @@ public final class TakeRecorder: @unchecked Sendable {
             if let d = startDate { o["startTime"] = ISO8601DateFormatter().string(from: d) }
             if let failure { o["error"] = failure }
             guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.prettyPrinted, .sortedKeys]) else { return }
-            let temporary = sidecarPath + ".tmp"
-            if FileManager.default.createFile(atPath: temporary, contents: data) { rename(temporary, sidecarPath) }
+            try? AtomicFileWrite.write(data, to: sidecarPath)
         }
 
         /// `count` frames at stream `position` (silence when `silent`), through the state machine.

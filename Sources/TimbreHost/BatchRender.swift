@@ -13,19 +13,19 @@ import TimbreFile
 /// happens, a summary at the end; the exit code is 2 when any file failed. `--shard K/N`
 /// splits the list by a hash of each path, the same on every machine, so N machines or array
 /// tasks render each file once between them; `--skip-existing` makes a rerun finish the job.
-package struct BatchRender {
-    package struct Job: Sendable {
-        package let input: String
-        package let output: String
-        package init(input: String, output: String) { self.input = input; self.output = output }
+public struct BatchRender {
+    public struct Job: Sendable {
+        public let input: String
+        public let output: String
+        public init(input: String, output: String) { self.input = input; self.output = output }
     }
 
     /// `--shard K/N`: the files whose path hashes to K modulo N (K from 0).
-    package struct Shard {
-        package let index: Int
-        package let count: Int
+    public struct Shard {
+        public let index: Int
+        public let count: Int
 
-        package init(_ text: String) throws(HostError) {
+        public init(_ text: String) throws(HostError) {
             let parts = text.split(separator: "/")
             guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else {
                 throw .usage("--shard \(text) is not K/N (e.g. --shard 0/4; in a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1))")
@@ -37,37 +37,38 @@ package struct BatchRender {
         }
 
         /// FNV-1a of the path's bytes: stable across machines, runs and list orders.
-        package func contains(_ path: String) -> Bool {
+        public func contains(_ path: String) -> Bool {
             var h: UInt64 = 0xcbf2_9ce4_8422_2325
             for b in path.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
             return Int(h % UInt64(count)) == index
         }
     }
 
-    package enum Status: String { case rendered, skipped, failed }
+    public enum Status: String, Sendable { case rendered, skipped, failed }
 
-    package struct Outcome: Sendable {
-        package let job: Job
-        package let status: Status
-        package let error: String?
-        package let result: RenderRun.Result?
-        package let seconds: Double
-        package init(job: Job, status: Status, error: String? = nil, result: RenderRun.Result? = nil, seconds: Double) { self.job = job; self.status = status; self.error = error; self.result = result; self.seconds = seconds }
-        package var durationSeconds: Double? { result?.summary.durationSeconds }
+    public struct Outcome: Sendable {
+        public let job: Job
+        public let status: Status
+        public let error: String?
+        public let result: RenderRun.Result?
+        public let seconds: Double
+        public init(job: Job, status: Status, error: String? = nil, result: RenderRun.Result? = nil, seconds: Double) { self.job = job; self.status = status; self.error = error; self.result = result; self.seconds = seconds }
+        public var durationSeconds: Double? { result?.summary.durationSeconds }
     }
 
-    package let jobs: [Job]
-    package let template: RenderRun.Template
-    package let parallel: Int
-    package let skipExisting: Bool
-    package let report: String?
-    package let quiet: Bool
-    package let json: Bool
-    package init(jobs: [Job], template: RenderRun.Template, parallel: Int, skipExisting: Bool, report: String? = nil, quiet: Bool, json: Bool) { self.jobs = jobs; self.template = template; self.parallel = parallel; self.skipExisting = skipExisting; self.report = report; self.quiet = quiet; self.json = json }
+    public let jobs: [Job]
+    public let template: RenderRun.Template
+    public let parallel: Int
+    public let skipExisting: Bool
+    public let report: String?
+    /// `report`: a JSON Lines file, one line per file as it ends.
+    public init(jobs: [Job], template: RenderRun.Template, parallel: Int, skipExisting: Bool = false, report: String? = nil) {
+        self.jobs = jobs; self.template = template; self.parallel = parallel; self.skipExisting = skipExisting; self.report = report
+    }
 
     /// Paths from `--files-from` (a file, or `-` for standard input): one per line, blank lines
     /// and surrounding spaces ignored.
-    package static func readList(_ source: String) throws(HostError) -> [String] {
+    public static func readList(_ source: String) throws(HostError) -> [String] {
         guard let data = InputText.contents(of: source) else { throw .usage("--files-from \(source): cannot read the file") }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -80,7 +81,7 @@ package struct BatchRender {
     /// given with `recursive`), with the extension of `format` when one is given. Throws a
     /// usage error for a folder without `recursive`, when two inputs would write the same file
     /// or an output would replace its own input.
-    package static func plan(inputs: [String], directory: String, format: String?, recursive: Bool) throws(HostError) -> [Job] {
+    public static func plan(inputs: [String], directory: String, format: String?, recursive: Bool) throws(HostError) -> [Job] {
         var pairs: [(input: String, relative: String)] = []
         for input in inputs {
             var isDir: ObjCBool = false
@@ -118,8 +119,9 @@ package struct BatchRender {
         return jobs
     }
 
-    /// Runs every job; returns the process exit code (0, or 2 when any file failed).
-    package func run() throws(HostError) -> Int32 {
+    /// Runs every job on `parallel` threads; `onOutcome(outcome, soFar)` is called as each file
+    /// ends (one call at a time, from the workers). Throws only when the report cannot be created.
+    public func run(onOutcome: @escaping @Sendable (Outcome, [Outcome]) -> Void = { _, _ in }) throws(HostError) -> BatchSummary {
         let started = Date()
         let log = OutcomeLog()
         let reportHandle: FileHandle?
@@ -129,8 +131,6 @@ package struct BatchRender {
             }
             reportHandle = h
         } else { reportHandle = nil }
-        let progress = BatchProgress(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        progress.draw(outcomes: [], elapsed: 0)
         // Folders below the output folder (`--recursive` keeps the tree).
         for dir in Set(jobs.map { URL(fileURLWithPath: $0.output).deletingLastPathComponent().path }) {
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -145,11 +145,8 @@ package struct BatchRender {
                     let outcome = Self.render(jobs[i], template: template, skipExisting: skipExisting)
                     log.lock.lock()
                     log.items.append(outcome)
-                    progress.clear()
-                    if let e = outcome.error { Console.error(e) }
-                    for w in outcome.result?.warnings ?? [] { Console.warning(w) }
                     if let reportHandle { reportHandle.write(Data((Self.reportLine(outcome).jsonText + "\n").utf8)) }
-                    progress.draw(outcomes: log.items, elapsed: Date().timeIntervalSince(started))
+                    onOutcome(outcome, log.items)
                     log.lock.unlock()
                 }
                 group.leave()
@@ -158,34 +155,8 @@ package struct BatchRender {
             thread.start()
         }
         group.wait()
-        progress.clear()
         try? reportHandle?.close()
-        let outcomes = log.items
-        let wall = Date().timeIntervalSince(started)
-        let failed = outcomes.filter { $0.status == .failed }
-        let skipped = outcomes.filter { $0.status == .skipped }.count
-        let audio = outcomes.compactMap { $0.durationSeconds }.reduce(0, +)
-        if json {
-            let byInput = Dictionary(outcomes.map { ($0.job.input, $0) }, uniquingKeysWith: { a, _ in a })
-            print(JSONValue.object([
-                "files": .number(Double(jobs.count)),
-                "rendered": .number(Double(jobs.count - failed.count - skipped)),
-                "skipped": .number(Double(skipped)),
-                "failed": .array(failed.map { .string($0.job.input) }),
-                "withWarnings": .array(outcomes.filter { !($0.result?.warnings.isEmpty ?? true) }.map { .string($0.job.input) }),
-                "audioSeconds": .number((audio * 1000).rounded() / 1000),
-                "wallSeconds": .number((wall * 1000).rounded() / 1000),
-                "speed": .number((audio / max(wall, 1e-9) * 10).rounded() / 10),
-                "jobs": .number(Double(parallel)),
-                "outputs": .array(jobs.compactMap { byInput[$0.input]?.result?.json(output: $0.output) }),
-            ]).jsonText)
-        } else if !quiet {
-            let warned = outcomes.filter { !($0.result?.warnings.isEmpty ?? true) }.count
-            print(String(format: "%d files: %d rendered%@, %d skipped, %d failed; %@ of audio in %.2f s, %.1f× real time (%d jobs)",
-                         jobs.count, jobs.count - failed.count - skipped, warned > 0 ? " (\(warned) with warnings)" : "", skipped, failed.count, ProgressBar.clock(audio), wall,
-                         audio / max(wall, 1e-9), parallel))
-        }
-        return failed.isEmpty ? 0 : 2
+        return BatchSummary(jobs: jobs, outcomes: log.items, wallSeconds: Date().timeIntervalSince(started), parallel: parallel)
     }
 
     /// One file, as `timbre render IN -o OUT` renders it (kept as it is with `skipExisting`
@@ -267,6 +238,7 @@ package final class OutcomeLog: @unchecked Sendable {
 package struct BatchProgress: Sendable {
     package let total: Int
     package let enabled: Bool
+    package init(total: Int, enabled: Bool) { self.total = total; self.enabled = enabled }
 
     package func draw(outcomes: [BatchRender.Outcome], elapsed: Double) {
         guard enabled else { return }

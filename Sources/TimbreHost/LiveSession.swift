@@ -9,7 +9,7 @@ import TimbreWeb
 
 /// `timbre live` as a library: a preset running as a JACK client (or under PipeWire's JACK
 /// library), changed while it plays from stdin, a Unix-domain socket, OSC, MIDI and the web
-/// page — one command grammar (``ControlCommand``), one interpreter, replies routed back to
+/// page — one command grammar (`ControlCommand`), one interpreter, replies routed back to
 /// the transport each command came from.
 ///
 /// ```swift
@@ -159,8 +159,18 @@ public final class LiveSession {
         return server
     }
 
-    /// Asks ``run()`` to return (from any thread): takes are finished, the client closed.
+    /// Asks ``run()`` to return: takes are finished, the client closed.
     public func requestStop() { stopRequest.store(true, ordering: .relaxed) }
+
+    /// Stops a session from any thread (a timer, a UI) while ``run()`` holds the session's.
+    public struct Stopper: Sendable {
+        let flag: ManagedAtomic<Bool>
+        /// As ``LiveSession/requestStop()``.
+        public func stop() { flag.store(true, ordering: .relaxed) }
+    }
+
+    /// A handle that stops this session from another thread.
+    public var stopper: Stopper { Stopper(flag: stopRequest) }
 
     /// SIGINT and SIGTERM end every session's ``run()`` as `quit` does (the handlers only
     /// store a flag); SIGPIPE and SIGXFSZ are ignored, so a closed socket or a file size limit

@@ -6,7 +6,7 @@ import TimbreJack
 import TimbrePlugins
 
 /// `timbre record` as a library: JACK inputs, dry or through a preset, recorded to a take
-/// that survives a crash (``TakeRecorder``), driven by the control grammar's `record` command
+/// that survives a crash (`TakeRecorder`), driven by the control grammar's `record` command
 /// from stdin and OSC (`pause`, `marker intro`, `stop` … may stand alone).
 public final class RecordSession {
     /// What `timbre record`'s options set.

@@ -5,58 +5,58 @@ import TimbreFile
 /// One `timbre render` of one output: the request (one pass, or two with `--normalize`), the
 /// warnings and the summary, without printing. The single render and every file of a batch
 /// run through here, so a batch file is exactly what `timbre render IN -o OUT` gives.
-package enum RenderRun {
+public enum RenderRun {
     /// `--normalize` target, true-peak ceiling and mode.
-    package struct Normalize: Sendable {
-        package var targetLUFS: Double
-        package var ceilingDBTP: Double
+    public struct Normalize: Sendable {
+        public var targetLUFS: Double
+        public var ceilingDBTP: Double
         /// `.linear` (`--normalize-mode linear`): a gain only, never a limiter; a gain that
         /// would cross the ceiling is cut and the shortfall reported.
-        package var linear: Bool
-        package init(targetLUFS: Double, ceilingDBTP: Double, linear: Bool) { self.targetLUFS = targetLUFS; self.ceilingDBTP = ceilingDBTP; self.linear = linear }
+        public var linear: Bool
+        public init(targetLUFS: Double, ceilingDBTP: Double, linear: Bool) { self.targetLUFS = targetLUFS; self.ceilingDBTP = ceilingDBTP; self.linear = linear }
     }
 
     /// The command's options as a request without inputs and output.
-    package struct Template: Sendable {
-        package var request: RenderRequest
-        package var label: String
-        package var normalize: Normalize?
-        package init(request: RenderRequest, label: String, normalize: Normalize? = nil) { self.request = request; self.label = label; self.normalize = normalize }
+    public struct Template: Sendable {
+        public var request: RenderRequest
+        public var label: String
+        public var normalize: Normalize?
+        public init(request: RenderRequest, label: String, normalize: Normalize? = nil) { self.request = request; self.label = label; self.normalize = normalize }
     }
 
     /// What `--normalize` did.
-    package struct Normalization: Sendable {
-        package var gainDB: Double
-        package var target: Double
-        package var ceiling: Double
+    public struct Normalization: Sendable {
+        public var gainDB: Double
+        public var target: Double
+        public var ceiling: Double
         /// Where the gain went: in front of the preset's own final limiter, or at the end.
-        package var beforePresetLimiter: Bool
+        public var beforePresetLimiter: Bool
         /// A true-peak limiter was added after the gain (the gain alone would cross the ceiling).
-        package var limiterInserted: Bool
+        public var limiterInserted: Bool
         /// `.linear` mode cut the gain to stay under the ceiling.
-        package var cutByCeiling: Bool
+        public var cutByCeiling: Bool
         /// Measuring passes (the first, unprocessed one included).
-        package var passes: Int
+        public var passes: Int
         /// The deepest gain reduction of the limiter that follows the gain, dB.
-        package var maximumLimitingDB: Double?
+        public var maximumLimitingDB: Double?
         /// That limiter's node key in the rendered plan.
-        package var limiterKey: String?
-        package init(gainDB: Double, target: Double, ceiling: Double, beforePresetLimiter: Bool, limiterInserted: Bool, cutByCeiling: Bool, passes: Int, maximumLimitingDB: Double? = nil, limiterKey: String? = nil) { self.gainDB = gainDB; self.target = target; self.ceiling = ceiling; self.beforePresetLimiter = beforePresetLimiter; self.limiterInserted = limiterInserted; self.cutByCeiling = cutByCeiling; self.passes = passes; self.maximumLimitingDB = maximumLimitingDB; self.limiterKey = limiterKey }
+        public var limiterKey: String?
+        public init(gainDB: Double, target: Double, ceiling: Double, beforePresetLimiter: Bool, limiterInserted: Bool, cutByCeiling: Bool, passes: Int, maximumLimitingDB: Double? = nil, limiterKey: String? = nil) { self.gainDB = gainDB; self.target = target; self.ceiling = ceiling; self.beforePresetLimiter = beforePresetLimiter; self.limiterInserted = limiterInserted; self.cutByCeiling = cutByCeiling; self.passes = passes; self.maximumLimitingDB = maximumLimitingDB; self.limiterKey = limiterKey }
     }
 
-    package struct Result: Sendable {
-        package var summary: RenderSummary
-        package var warnings: [String]
-        package var normalization: Normalization?
-        package init(summary: RenderSummary, warnings: [String], normalization: Normalization? = nil) { self.summary = summary; self.warnings = warnings; self.normalization = normalization }
+    public struct Result: Sendable {
+        public var summary: RenderSummary
+        public var warnings: [String]
+        public var normalization: Normalization?
+        public init(summary: RenderSummary, warnings: [String], normalization: Normalization? = nil) { self.summary = summary; self.warnings = warnings; self.normalization = normalization }
 
         /// The integrated loudness reached is more than 0.1 LU from the target.
-        package var missedTarget: Bool {
+        public var missedTarget: Bool {
             guard let n = normalization, let l = summary.loudness else { return false }
             return abs(l.integratedLUFS - n.target) > RenderRun.targetTolerance
         }
 
-        package var normalizationText: String? {
+        public var normalizationText: String? {
             guard let n = normalization, let l = summary.loudness else { return nil }
             var text = String(format: "normalised: gain %+.2f dB", n.gainDB)
             if n.beforePresetLimiter { text += String(format: " before the preset's limiter (up to %.2f dB of limiting)", n.maximumLimitingDB ?? 0) }
@@ -67,7 +67,7 @@ package enum RenderRun {
         }
 
     /// The summary as JSON, in `timbre info --json`'s field names where they overlap.
-        package func json(output: String) -> JSONValue {
+        public func json(output: String) -> JSONValue {
             let s = summary
             func round(_ v: Double, _ digits: Double = 100) -> JSONValue { v.isFinite ? .number((v * digits).rounded() / digits) : .null }
             var fields: [String: JSONValue] = [
@@ -105,7 +105,7 @@ package enum RenderRun {
     }
 
     /// How close `--normalize` must come to its target, LU.
-    package static let targetTolerance = 0.1
+    public static let targetTolerance = 0.1
     /// The key of the limiter `--normalize` inserts.
     package static let insertedLimiterID = "normalize-limiter"
 
@@ -118,10 +118,10 @@ package enum RenderRun {
     /// alone would cross it (not in linear mode, which cuts the gain instead). Limiting lowers
     /// the loudness, so measuring passes correct the gain (secant steps, at most 6) until the
     /// output is within 0.05 LU of the target; then the output is written. When the first pass's
-    /// output is in memory (a ``RenderCapture`` within its budget), the trials run on it and the
+    /// output is in memory (a `RenderCapture` within its budget), the trials run on it and the
     /// written pass reads it too — the winning trial's gain and limiter, or the gain alone —
     /// instead of decoding the input and running the preset again.
-    package static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
+    public static func perform(_ request: RenderRequest, label: String, normalize: Normalize?,
                         progress: ((Double, RenderProgress) -> Void)? = nil) throws(HostError) -> Result {
         var request = request
         var normalization: Normalization?

@@ -258,10 +258,19 @@ struct RenderCommand: ParsableCommand {
         }
         var jobs = try BatchRender.plan(inputs: list, directory: outputDir, format: format, recursive: recursive)
         if let part { jobs = jobs.filter { part.contains($0.input) } }
-        let batch = BatchRender(jobs: jobs, template: template, parallel: parallel, skipExisting: skipExisting,
-                                report: report, quiet: quiet, json: json)
-        let status = try batch.run()
-        if status != 0 { throw ExitCode(status) }
+        let batch = BatchRender(jobs: jobs, template: template, parallel: parallel, skipExisting: skipExisting, report: report)
+        let progress = BatchProgress(total: jobs.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let started = Date()
+        progress.draw(outcomes: [], elapsed: 0)
+        let summary = try batch.run { outcome, soFar in
+            progress.clear()
+            if let e = outcome.error { Console.error(e) }
+            for w in outcome.result?.warnings ?? [] { Console.warning(w) }
+            progress.draw(outcomes: soFar, elapsed: Date().timeIntervalSince(started))
+        }
+        progress.clear()
+        if json { print(summary.json.jsonText) } else if !quiet { print(summary.text) }
+        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }
 
     static func summaryLine(_ s: RenderSummary, output: String) -> String {

@@ -58,28 +58,10 @@ struct RepairCommand: ParsableCommand {
 
     /// The repaired bytes into a temporary file beside `target`, checked, then renamed over it.
     static func writeAtomically(_ repair: WaveFileRepair, to target: String) throws {
-        let url = URL(fileURLWithPath: target)
-        let dir = url.deletingLastPathComponent().path
-        let temporary = dir + "/." + url.lastPathComponent + ".timbre-repair-\(getpid()).tmp"
-        let slot = TemporaryFiles.register(temporary)
-        defer { TemporaryFiles.unregister(slot) }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw HostError.io("\(target): cannot create: \(String(cString: strerror(errno)))") }
         do {
-            try repair.write(to: fd)
-        } catch {
-            close(fd); unlink(temporary)
-            throw HostError.io(error.description)
-        }
-        if fsync(fd) != 0 || close(fd) != 0 {
-            let why = String(cString: strerror(errno))
-            unlink(temporary)
-            throw HostError.io("\(target): write failed: \(why)")
-        }
-        if rename(temporary, target) != 0 {
-            let why = String(cString: strerror(errno))
-            unlink(temporary)
-            throw HostError.io("\(target): cannot move into place: \(why)")
-        }
+            let file = try AtomicFileWrite(path: target)
+            do { try repair.write(to: file.descriptor) } catch { file.discard(); throw error }
+            try file.commit()
+        } catch { throw HostError.io("\(error)") }
     }
 }

@@ -33,7 +33,7 @@ import Testing
             + ([Self.root.appendingPathComponent("docs")] + catalogs).flatMap { folder in
                 ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []).filter { $0.pathExtension == "md" }
             }
-        #expect(catalogs.count == 6, "a DocC catalog per public module: \(catalogs.map(\.lastPathComponent))")
+        #expect(catalogs.count == 7, "a DocC catalog per public module: \(catalogs.map(\.lastPathComponent))")
         var checked = 0
         for doc in docs {
             for block in Self.listings(doc) {

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreFile
 
 /// A frequency plot as SVG: log-frequency axis 20 Hz–20 kHz, one or more stacked panels with
 /// their own value axis (dB, degrees), grid, labelled axes, a title, a legend, and vertical
@@ -221,24 +222,24 @@ package struct SVGPlot {
             return t
         }()
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: target), options: .atomic) } catch {
-            throw .io("\(target): cannot write: \(error.localizedDescription)")
+        do { try AtomicFileWrite.write(Data(text.utf8), to: target) } catch {
+            throw .io(error.description)
         }
         guard let pngPath else { return }
         guard let converter = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw .io("\(pngPath): PNG needs rsvg-convert (Debian: apt-get install librsvg2-bin)")
         }
-        let staging = (pngPath as NSString).deletingLastPathComponent.isEmpty ? "." : (pngPath as NSString).deletingLastPathComponent
-        let partial = staging + "/." + (pngPath as NSString).lastPathComponent + ".timbre-\(getpid()).tmp"
+        // rsvg-convert writes the temporary file; it is renamed over the target when complete.
+        let file: AtomicFileWrite
+        do { file = try AtomicFileWrite(path: pngPath) } catch { throw .io(error.description) }
+        let partial = file.temporaryPath
         let p = Process()
         p.executableURL = URL(fileURLWithPath: converter)
         p.arguments = ["-f", "png", "-o", partial, target]
         p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { throw .io("\(pngPath): cannot run rsvg-convert: \(error.localizedDescription)") }
+        do { try p.run() } catch { file.discard(); throw .io("\(pngPath): cannot run rsvg-convert: \(error.localizedDescription)") }
         p.waitUntilExit()
-        guard p.terminationStatus == 0, rename(partial, pngPath) == 0 else {
-            unlink(partial)
-            throw .io("\(pngPath): rsvg-convert failed (exit \(p.terminationStatus))")
-        }
+        guard p.terminationStatus == 0 else { file.discard(); throw .io("\(pngPath): rsvg-convert failed (exit \(p.terminationStatus))") }
+        do { try file.commit() } catch { throw .io(error.description) }
     }
 }
