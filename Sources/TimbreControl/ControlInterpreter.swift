@@ -224,7 +224,9 @@ public final class ControlInterpreter {
         return .object(fields)
     }
 
+    /// Applies an edited document: continuous filter and EQ parameters move inside the running
+    /// kernels, anything else swaps in a new plan (``LiveEngine/apply(document:)``).
     func apply(_ edited: JSONValue) throws(ControlError) {
-        do { try engine.load(document: edited) } catch { throw ControlError(error.description) }
+        do { try engine.apply(document: edited) } catch { throw ControlError(error.description) }
     }
 }

@@ -2,7 +2,8 @@
 //
 // - "control thread": `set eq.bands[k].gain` through the real interpreter, as `timbre live`
 //   applies a stdin or OSC command — edit the JSON document, decode it strictly, design the
-//   changed band (the others come from the design cache), compile the plan, publish it. Each
+//   changed band, publish its walk to the running cascade (CoefficientMotion; no plan is
+//   compiled). "by plan swap" is the same edit compiled into a new plan, as before. Each
 //   iteration sets a new gain (a design-cache miss, the worst case); the plan it replaces was
 //   never rendered and is freed inside the same call.
 // - "crossfade": the same edit followed by the two 512-frame blocks the 15 ms crossfade spans
@@ -47,6 +48,22 @@ final class LiveFixture {
         _ = try! interpreter.perform(.set(address: "eq.bands[\(step % 10)].gain", value: Double(step % 997) / 100 - 5))
     }
 
+    /// The same edit as a whole new plan (what every `set` did before parameters moved in kernel).
+    func editBySwap() {
+        step += 1
+        let bands = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000].enumerated()
+            .map { k, f in #"{"frequency": \#(f), "gain": \#(k == step % 10 ? Double(step % 997) / 100 - 5 : 1), "q": 1}"# }.joined(separator: ",")
+        try! engine.load(document: PresetDecoder.parse(Data((#"{"version": 1, "name": "eq", "chain": [{"type": "eq", "id": "eq", "bands": ["# + bands + "]}]}").utf8)))
+    }
+
+    /// A sweep of band 3's frequency, 3,000 steps from 100 Hz to 10 kHz and back (a MIDI knob):
+    /// each a design-cache miss.
+    func sweepStep() {
+        step += 1
+        let k = step % 6000, t = Double(k < 3000 ? k : 6000 - k) / 3000
+        _ = try! interpreter.perform(.set(address: "eq.bands[3].frequency", value: 100 * pow(100, t)))
+    }
+
     func render() { engine.renderer.render(input: input, output: output, frameCount: 512) }
 }
 
@@ -55,6 +72,12 @@ let benchmarks: @Sendable () -> Void = {
                                            maxDuration: .seconds(2), maxIterations: 5_000)
     Benchmark("live edit of a 10-band EQ: control thread (edit, decode, design, compile, publish)") { benchmark, f in
         for _ in benchmark.scaledIterations { f.edit(); _ = f.engine.performHousekeeping() }
+    } setup: { LiveFixture() }
+    Benchmark("live edit of a 10-band EQ by plan swap (edit, decode, design, compile, publish): the path before in-kernel motion") { benchmark, f in
+        for _ in benchmark.scaledIterations { f.editBySwap(); _ = f.engine.performHousekeeping() }
+    } setup: { LiveFixture() }
+    Benchmark("3,000-step frequency sweep of one band, control thread per step, with a 512-frame block rendered between") { benchmark, f in
+        for _ in benchmark.scaledIterations { f.sweepStep(); f.render(); _ = f.engine.performHousekeeping() }
     } setup: { LiveFixture() }
     Benchmark("live edit of a 10-band EQ + the 2 blocks of 512 its crossfade spans") { benchmark, f in
         for _ in benchmark.scaledIterations { f.edit(); f.render(); f.render(); _ = f.engine.performHousekeeping() }

@@ -38,9 +38,11 @@ public struct BiquadCascade {
     @usableFromInline var stateCount: Int { pairCount * vectorCount * 8 }
 
     /// Allocates storage for `sections` on `channelCount` channels with cleared state.
-    public init(sections: [BiquadCoefficients], channelCount: Int) {
+    /// Identity sections are left out, unless `keepingIdentities` (a live cascade whose flat
+    /// bands may move: an identity section passes every sample unchanged, bit for bit).
+    public init(sections: [BiquadCoefficients], channelCount: Int, keepingIdentities: Bool = false) {
         precondition(channelCount >= 1)
-        let active = sections.filter { !$0.isIdentity }
+        let active = keepingIdentities ? sections : sections.filter { !$0.isIdentity }
         sectionCount = active.count
         self.channelCount = channelCount
         vectorCount = (active.count + 1) / 2

@@ -75,9 +75,16 @@ package struct NodeLowering {
         }
     }
 
+    /// A design's sections as this plan keeps them: in a live plan (whose filters move in
+    /// place, ``CoefficientMotion``) a flat band keeps one identity section, so moving it off
+    /// 0 dB needs no new plan; elsewhere as designed.
+    package func movableSections(_ designed: [BiquadCoefficients]) -> [BiquadCoefficients] {
+        designed.isEmpty && registry?.movesParameters == true ? [.identity] : designed
+    }
+
     /// Adds filter sections; adjacent sections on the same channels fuse into one cascade.
     package mutating func addSections(_ sections: [BiquadCoefficients]) {
-        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .sections(sections)))
+        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .sections(sections), path: path))
     }
 
     /// Adds a kernel working on the node's channels; `latency` is the frames it delays them by.

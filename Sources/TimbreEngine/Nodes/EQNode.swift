@@ -84,7 +84,7 @@ package enum EQNode: NodeDefinition {
         // Bands at or above 0.49 × the rate are fitted to what their analog curve does below
         // Nyquist (FilterDesign.sections), so every preset runs at every rate.
         for band in s.bands {
-            sections += DesignCache.shared.sections(band.design, sampleRate: node.sampleRate)
+            sections += node.movableSections(DesignCache.shared.sections(band.design, sampleRate: node.sampleRate))
         }
         node.addSections(sections)
     }

@@ -68,7 +68,7 @@ package enum FilterNode: NodeDefinition {
         default:
             try node.checkFrequency(d.frequencyHz, at: node.path + ".frequency")
         }
-        node.addSections(DesignCache.shared.sections(d, sampleRate: node.sampleRate))
+        node.addSections(node.movableSections(DesignCache.shared.sections(d, sampleRate: node.sampleRate)))
     }
 
     package static func response(of d: FilterDesign, sampleRate: Double) -> NodeResponse {

@@ -13,8 +13,12 @@ package struct CascadeFusion {
     /// True when a newcomer was left unfused (see ``RenderPlan/hasUnfusedNewcomers``).
     package var hasUnfusedNewcomers = false
 
+    /// With `movable`: each member's live motion (``CoefficientMotion``), by the node's JSON path.
+    package var motions: [String: CoefficientMotion] = [:]
+
     /// `previousMembers`: the previous plan's members by key (nil: not continuing a plan).
-    package init(_ planned: [PlannedStep], previousMembers: [String: CascadeMember]?) {
+    /// `movable`: cascades whose nodes a live engine moves in place (``MovingBiquadCascade``).
+    package init(_ planned: [PlannedStep], previousMembers: [String: CascadeMember]?, movable: Bool = false) {
         var pending: [PlannedStep] = []   // `.sections` steps gathered for one cascade
         func flush() {
             defer { pending = [] }
@@ -23,12 +27,24 @@ package struct CascadeFusion {
             var members: [CascadeMember] = []
             for p in pending {
                 guard case .sections(let s) = p.content else { continue }
-                members.append(CascadeMember(key: p.key, offset: sections.count, sections: s.count, channels: p.channels))
+                members.append(CascadeMember(key: p.key, offset: sections.count, sections: s.count, channels: p.channels, path: p.path))
                 sections += s
             }
             let channels = first.channels
-            let recipe = KernelRecipe(shape: KernelShape("biquads", [sections.count, channels], carriesState: true), fadesInWhenNew: true) {
-                BiquadCascade(sections: sections, channelCount: channels)
+            let recipe: KernelRecipe
+            if movable {
+                let handles = members.map { m in
+                    let motion = CoefficientMotion(offset: m.offset, sections: m.sections)
+                    motions[m.path] = motion
+                    return motion.handle
+                }
+                recipe = KernelRecipe(shape: KernelShape("moving-biquads", [sections.count, channels], carriesState: true), fadesInWhenNew: true) {
+                    MovingBiquadCascade(cascade: BiquadCascade(sections: sections, channelCount: channels, keepingIdentities: true), motions: handles)
+                }
+            } else {
+                recipe = KernelRecipe(shape: KernelShape("biquads", [sections.count, channels], carriesState: true), fadesInWhenNew: true) {
+                    BiquadCascade(sections: sections, channelCount: channels)
+                }
             }
             steps.append(PlannedStep(key: members.map(\.key).joined(separator: "+"), base: first.base, channels: channels,
                                      segment: first.segment, content: .kernel(recipe), members: members))
@@ -39,7 +55,8 @@ package struct CascadeFusion {
                 steps.append(step)
                 continue
             }
-            let active = all.filter { !$0.isIdentity }
+            // A live plan keeps a flat band's identity section, so moving it needs no new plan.
+            let active = movable ? all : all.filter { !$0.isIdentity }
             guard !active.isEmpty else { continue }
             step.content = .sections(active)
             let fresh = previousMembers.map { members in
@@ -62,9 +79,11 @@ package struct CascadeMember: Equatable, Sendable {
     /// Its section count.
     package let sections: Int
     package let channels: Int
+    /// The node's JSON path.
+    package let path: String
 
-    package init(key: String, offset: Int, sections: Int, channels: Int) {
-        self.key = key; self.offset = offset; self.sections = sections; self.channels = channels
+    package init(key: String, offset: Int, sections: Int, channels: Int, path: String = "") {
+        self.key = key; self.offset = offset; self.sections = sections; self.channels = channels; self.path = path
     }
 }
 

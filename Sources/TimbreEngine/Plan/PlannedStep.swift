@@ -15,6 +15,8 @@ package struct PlannedStep {
     package var latency: Int = 0
     /// For a fused cascade, the preset nodes in it.
     package var members: [CascadeMember] = []
+    /// The preset node's JSON path (filter sections: where a live edit finds them).
+    package var path: String = ""
 
     package enum Content {
         /// Filter sections waiting to be fused (``CascadeFusion``).

@@ -11,6 +11,9 @@ final class DesignCache: @unchecked Sendable {
     private let lock = NSLock()
     private let capacity = 1024
 
+    /// Forgets every design (tests that time designing).
+    func removeAll() { lock.lock(); entries.removeAll(); lock.unlock() }
+
     func sections(_ design: FilterDesign, sampleRate: Double) -> [BiquadCoefficients] {
         let key = Key(design: design, sampleRate: sampleRate)
         lock.lock()

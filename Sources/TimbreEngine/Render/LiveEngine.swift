@@ -16,8 +16,8 @@ public final class LiveEngine: @unchecked Sendable {
     /// Length of the crossfade between plans.
     public static let crossfadeSeconds = 0.015
 
-    public private(set) var document: JSONValue
-    public private(set) var preset: Preset
+    public internal(set) var document: JSONValue
+    public internal(set) var preset: Preset
     public private(set) var sampleRate: Double
     public let inputChannelCount: Int
     public let outputChannelCount: Int
@@ -56,6 +56,7 @@ public final class LiveEngine: @unchecked Sendable {
         precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
         let registry = NodeStateRegistry(services: host)
         registry.outputMeterKey = "master"
+        registry.movesParameters = true
         self.registry = registry
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   registry: registry)

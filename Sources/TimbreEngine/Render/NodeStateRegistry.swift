@@ -35,6 +35,9 @@ public final class NodeStateRegistry {
     package var outputMeterKey: String?
     /// The host's services (players, plugins).
     public var services: HostServices
+    /// Plans compiled with this registry let filter nodes move in place (``CoefficientMotion``):
+    /// a ``LiveEngine`` sets it; offline renders keep the plain cascade.
+    package var movesParameters = false
 
     public init(services: HostServices = .none) { self.services = services }
 

@@ -38,6 +38,8 @@ public final class RenderPlan {
     /// only then does the plan equal a fresh compile of its document sample for sample
     /// (``LiveEngine/performHousekeeping()`` does that once the fade-in is over).
     package let hasUnfusedNewcomers: Bool
+    /// The filter nodes a live engine can move in place, by JSON path (empty offline).
+    package let motions: [String: CoefficientMotion]
     /// Shared node states this plan renders (meters, shifters, players, plugins), by key: held
     /// here so they live as long as any plan that renders them.
     let retained: [(key: String, state: AnyObject)]
@@ -60,7 +62,9 @@ public final class RenderPlan {
         self.format = format
         self.preset = preset
         let layout = try GraphLayout(preset: preset, format: format, registry: registry)
-        let fusion = CascadeFusion(layout.steps, previousMembers: previous.map { $0.outline.membersByKey.mapValues(\.member) })
+        let fusion = CascadeFusion(layout.steps, previousMembers: previous.map { $0.outline.membersByKey.mapValues(\.member) },
+                                   movable: registry?.movesParameters == true)
+        motions = fusion.motions
         let aligned = LatencyCompensation(fusion.steps, layout: layout)
         let map = StateTransferMap(aligned.steps, previous: previous?.outline)
         storage = PlanStorage(steps: aligned.steps, map: map, format: format, outputBase: layout.outputBase,

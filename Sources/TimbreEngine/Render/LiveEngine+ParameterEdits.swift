@@ -1,0 +1,106 @@
+import Foundation
+import TimbreDSP
+
+/// How an edit reached the audio thread.
+public enum LiveEditPath: Sendable, Equatable {
+    /// Moved inside the running kernels (``CoefficientMotion``): no plan compiled, no crossfade.
+    case inKernel(nodes: Int)
+    /// A new plan, swapped in with a crossfade (structure, types, slopes, shapes, graphs).
+    case planSwap
+}
+
+extension LiveEngine {
+    /// Applies an edited document (what `TimbreControl`'s editor makes of a `set`). When it
+    /// differs from the running one only in the frequency, gain or Q of filter and EQ nodes,
+    /// those move inside the running cascade (``CoefficientMotion``: designed here, walked by
+    /// the audio thread in 32-frame steps) and no plan is compiled; anything else — a type, a
+    /// slope, a shape, a bypass, an insert, a graph's volumes — compiles a new plan and swaps
+    /// it in as ``load(document:)`` does. Decoded with the strict decoder either way; on error
+    /// nothing changes.
+    @discardableResult
+    public func apply(document newDocument: JSONValue) throws(PresetError) -> LiveEditPath {
+        let next = try PresetDecoder.decode(newDocument)
+        if let moved = moveInPlace(to: next) {
+            preset = next
+            document = newDocument
+            return .inKernel(nodes: moved)
+        }
+        try publish(next, document: newDocument)
+        return .planSwap
+    }
+
+    /// The walks for every changed node, published; nil (nothing published) when any change
+    /// is not a continuous parameter of a node the current plan can move.
+    func moveInPlace(to next: Preset) -> Int? {
+        let old = preset.allNodes, new = next.allNodes
+        guard old.count == new.count, preset.replacingNodes(with: new) == next else { return nil }
+        var walks: [(CoefficientMotion, [[BiquadCoefficients]], Int)] = []
+        for (a, b) in zip(old, new) where a != b {
+            guard a.id == b.id, a.bypass == b.bypass, a.path == b.path, !b.bypass, let motion = plan.motions[b.path],
+                  let path = Self.designPath(from: a.kind, to: b.kind, sampleRate: sampleRate), path.points.allSatisfy({ $0.count == motion.sections })
+            else { return nil }
+            walks.append((motion, path.points, path.stepsPerPoint))
+        }
+        guard !walks.isEmpty else { return nil }
+        for (motion, points, steps) in walks { motion.publish(points, stepsPerPoint: steps) }
+        return walks.count
+    }
+
+    /// The designs between two settings of one filter or EQ node: parameters interpolated
+    /// (frequency and Q on a log scale, gain in dB) in steps of at most a sixth of an octave
+    /// and 1 dB, at most ``CoefficientMotion/maximumPoints``; the last point designed as a compile
+    /// designs it (identity sections kept, so a flat band keeps its place). Sub-blocks per point:
+    /// a walk lasts 16 sub-blocks (10.7 ms at 48 kHz) for one point, 2 a point beyond 8 points.
+    /// nil when the kinds differ in anything but those parameters.
+    static func designPath(from a: NodeKind, to b: NodeKind, sampleRate: Double) -> (points: [[BiquadCoefficients]], stepsPerPoint: Int)? {
+        let from: [FilterDesign], to: [FilterDesign]
+        if let x = a.settings(as: FilterDesign.self), let y = b.settings(as: FilterDesign.self) {
+            (from, to) = ([x], [y])
+        } else if let x = a.settings(as: EQSettings.self), let y = b.settings(as: EQSettings.self), x.bands.count == y.bands.count {
+            (from, to) = (x.bands.map(\.design), y.bands.map(\.design))
+        } else {
+            return nil
+        }
+        for (x, y) in zip(from, to) where x.type != y.type || x.slopeDBPerOctave != y.slopeDBPerOctave || x.method != y.method { return nil }
+        var count = 1.0
+        for (x, y) in zip(from, to) {
+            count = max(count, abs(log2(y.frequencyHz / x.frequencyHz)) * 6, abs(y.gainDB - x.gainDB), abs(log2(y.q / x.q)) * 6)
+        }
+        let points = min(CoefficientMotion.maximumPoints, Int(count.rounded(.up)))
+        let path = (1...points).map { k -> [BiquadCoefficients] in
+            let t = Double(k) / Double(points)
+            return zip(from, to).flatMap { x, y -> [BiquadCoefficients] in
+                var d = y
+                if k < points {
+                    d.frequencyHz = x.frequencyHz * pow(y.frequencyHz / x.frequencyHz, t)
+                    d.gainDB = x.gainDB + (y.gainDB - x.gainDB) * t
+                    d.q = x.q * pow(y.q / x.q, t)
+                    // Points on the way: the bilinear design (0.07 µs, where a matched one with
+                    // its fit takes 0.36 ms); the last point is the node's own design.
+                    d.method = .bilinear
+                }
+                let designed = k < points ? d.sections(sampleRate: sampleRate) : DesignCache.shared.sections(d, sampleRate: sampleRate)
+                return designed.isEmpty ? [.identity] : designed  // as a live plan keeps a flat band
+            }
+        }
+        return (path, max(2, 16 / points))
+    }
+}
+
+extension Preset {
+    /// This preset with its nodes, in ``allNodes`` order, replaced by `nodes` (same count).
+    package func replacingNodes(with nodes: [NodeSpec]) -> Preset {
+        var copy = self
+        var rest = nodes[...]
+        func take(_ n: Int) -> [NodeSpec] { defer { rest = rest.dropFirst(n) }; return Array(rest.prefix(n)) }
+        switch form {
+        case .chain(let chain): copy.form = .chain(take(chain.count))
+        case .graph(var g):
+            for k in g.channels.indices { g.channels[k].chain = take(g.channels[k].chain.count) }
+            for k in g.groups.indices { g.groups[k].chain = take(g.groups[k].chain.count) }
+            g.master.chain = take(g.master.chain.count)
+            copy.form = .graph(g)
+        }
+        return copy
+    }
+}
