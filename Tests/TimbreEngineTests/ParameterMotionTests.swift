@@ -30,13 +30,14 @@ import TimbreTestSupport
     }
 
     @Test func continuousParametersMoveInPlaceAndStructureSwapsPlans() throws {
-        let engine = try Self.engine(#"{"type": "eq", "id": "eq", "bands": [{"frequency": 200}, {"frequency": 2000, "gain": 3}]}, {"type": "highpass", "id": "hp", "frequency": 40, "slope": 24}"#)
+        let engine = try Self.engine(#"{"type": "eq", "id": "eq", "bands": [{"frequency": 200}, {"frequency": 2000, "gain": 3}]}, {"type": "highpass", "id": "hp", "frequency": 40, "slope": 24}, {"type": "gain", "id": "trim"}, {"type": "pan", "id": "p"}"#)
         let d = Driver(engine, block: 256)
         _ = d.run(LiveEngineTests.sine(4800)[...])
         let plan = engine.plan
         for command: ControlCommand in [.set(address: "eq.bands[0].gain", value: 6), .set(address: "eq.bands[1].frequency", value: 5000),
                                         .set(address: "eq.bands[1].q", value: 3), .set(address: "hp.frequency", value: 80),
-                                        .set(address: "eq.bands[0].gain", value: 0)] {
+                                        .set(address: "eq.bands[0].gain", value: 0), .set(address: "trim.gain", value: -6),
+                                        .set(address: "p.pan", value: -0.5)] {
             let before = engine.plan.motions.mapValues(\.sections)
             #expect(try Self.path(engine, command) == .inKernel(nodes: 1), "\(command): motions \(before)")
             _ = d.run(LiveEngineTests.sine(480)[...])
@@ -54,17 +55,18 @@ import TimbreTestSupport
     /// differ only in the decayed transient), at every block size tried.
     @Test(arguments: [1, 64, 1000])
     func settledLiveEqualsOfflineOfTheFinalDocument(block: Int) throws {
-        let chain = #"{"type": "eq", "id": "eq", "bands": [{"frequency": 300, "gain": -4}, {"frequency": 3000, "gain": 5, "q": 2}]}, {"type": "lowpass", "id": "lp", "frequency": 12000}"#
+        let chain = #"{"type": "eq", "id": "eq", "bands": [{"frequency": 300, "gain": -4}, {"frequency": 3000, "gain": 5, "q": 2}]}, {"type": "lowpass", "id": "lp", "frequency": 12000}, {"type": "gain", "id": "trim"}"#
         let engine = try Self.engine(chain)
         let input = Signals.sine(72_000, hz: 440, amplitude: 0.3, rate: Self.rate).enumerated().map { $1 + 0.2 * Float(sin(Double($0) * 0.37)) }
         let d = Driver(engine, block: block)
         var live = d.run(input[0..<12_000])
-        for (k, command) in [ControlCommand.set(address: "eq.bands[1].frequency", value: 700), .set(address: "eq.bands[0].gain", value: 9),
-                             .set(address: "lp.frequency", value: 5000), .set(address: "eq.bands[1].q", value: 0.5)].enumerated() {
+        let commands: [ControlCommand] = [.set(address: "eq.bands[1].frequency", value: 700), .set(address: "eq.bands[0].gain", value: 9),
+                                          .set(address: "lp.frequency", value: 5000), .set(address: "eq.bands[1].q", value: 0.5), .set(address: "trim.gain", value: -3)]
+        for (k, command) in commands.enumerated() {
             #expect(try Self.path(engine, command) == .inKernel(nodes: 1))
             live += d.run(input[(12_000 + k * 600)..<(12_600 + k * 600)])
         }
-        live += d.run(input[14_400...])
+        live += d.run(input[(12_000 + commands.count * 600)...])
         let offline = try PresetRender.render(PresetDecoder.decode(engine.document), input: [input], block: 512, rate: Self.rate).output[0]
         let tail = 60_000..<72_000
         let worst = tail.map { abs(live[$0] - offline[$0]) }.max() ?? 1

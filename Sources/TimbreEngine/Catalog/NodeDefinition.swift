@@ -51,6 +51,8 @@ package struct NodeLowering {
     package var channelsOut: Int
     var steps: [PlannedStep] = []
     var retained: [(key: String, state: AnyObject)] = []
+    /// Values of this node that a live engine moves in place, by the node's JSON path.
+    var valueMotions: [String: ValueMotion] = [:]
     /// In a graph: the channel and group buses rendered before this node, by id (first work
     /// channel, two each), which a compressor may key on; nil in a chain preset.
     package var finishedBuses: [String: Int]?
@@ -80,6 +82,15 @@ package struct NodeLowering {
     /// 0 dB needs no new plan; elsewhere as designed.
     package func movableSections(_ designed: [BiquadCoefficients]) -> [BiquadCoefficients] {
         designed.isEmpty && registry?.movesParameters == true ? [.identity] : designed
+    }
+
+    /// In a live plan, a ``ValueMotion`` for the node's one moving value starting at `value`
+    /// (its kernel reads it each block); nil elsewhere.
+    package mutating func valueMotion(_ value: Double) -> ValueMotion? {
+        guard registry?.movesParameters == true else { return nil }
+        let motion = ValueMotion(value)
+        valueMotions[path] = motion
+        return motion
     }
 
     /// Adds filter sections; adjacent sections on the same channels fuse into one cascade.

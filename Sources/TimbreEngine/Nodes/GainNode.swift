@@ -35,7 +35,12 @@ package enum GainNode: NodeDefinition {
 
     package static func lower(_ s: GainSettings, into node: inout NodeLowering) throws(PresetError) {
         let kernel = GainKernel(gain: Float(s.linear), sampleRate: node.sampleRate)
-        node.addKernel(KernelRecipe(shape: kernel.shape, { kernel }))
+        if let motion = node.valueMotion(s.linear) {
+            let handle = motion.handle, seen = s.linear.bitPattern
+            node.addKernel(KernelRecipe(shape: KernelShape("moving-gain", carriesState: true)) { MovingGainStep(kernel: kernel, motion: handle, seen: seen) })
+        } else {
+            node.addKernel(KernelRecipe(shape: kernel.shape, { kernel }))
+        }
     }
 
     package static func response(of s: GainSettings, sampleRate: Double) -> NodeResponse {

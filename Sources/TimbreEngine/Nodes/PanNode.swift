@@ -32,7 +32,12 @@ package enum PanNode: NodeDefinition {
         default: throw PresetError(path: node.path, "pan needs mono or stereo input, the chain has \(node.channels) channels here")
         }
         let kernel = PanKernel(pan: s.pan, mode: mode, sampleRate: node.sampleRate)
-        node.addKernel(KernelRecipe(shape: kernel.shape, { kernel }))
+        if let motion = node.valueMotion(s.pan) {
+            let handle = motion.handle, seen = s.pan.bitPattern
+            node.addKernel(KernelRecipe(shape: KernelShape("moving-pan", kernel.shape.detail, carriesState: true)) { MovingPanStep(kernel: kernel, motion: handle, seen: seen) })
+        } else {
+            node.addKernel(KernelRecipe(shape: kernel.shape, { kernel }))
+        }
     }
 
     package static func summary(of s: PanSettings) -> String { "pan \(SummaryFormat.number(s.pan))" }

@@ -20,6 +20,8 @@ package struct GraphLayout {
     package var outputChannelCount = 0
     /// Shared states the plan keeps alive (meters, shifters, players, plugins), by key.
     package var retained: [(key: String, state: AnyObject)] = []
+    /// Live plans: the gain and pan nodes' moving values, by JSON path.
+    package var valueMotions: [String: ValueMotion] = [:]
     /// The buses already rendered when the next step runs, by channel or group id (their first
     /// work channel; two channels each): what a compressor's external key can read.
     var finishedBuses: [String: Int]?
@@ -148,6 +150,7 @@ package struct GraphLayout {
             try node.kind.definition.lower(any: node.kind.parameters, into: &lowering)
             steps += lowering.steps
             retained += lowering.retained
+            valueMotions.merge(lowering.valueMotions) { a, _ in a }
             channels = lowering.channelsOut
         }
         return channels

@@ -35,15 +35,23 @@ extension LiveEngine {
         let old = preset.allNodes, new = next.allNodes
         guard old.count == new.count, preset.replacingNodes(with: new) == next else { return nil }
         var walks: [(CoefficientMotion, [[BiquadCoefficients]], Int)] = []
+        var values: [(ValueMotion, Double)] = []
         for (a, b) in zip(old, new) where a != b {
-            guard a.id == b.id, a.bypass == b.bypass, a.path == b.path, !b.bypass, let motion = plan.motions[b.path],
+            guard a.id == b.id, a.bypass == b.bypass, a.path == b.path, !b.bypass else { return nil }
+            if let motion = plan.valueMotions[b.path] {
+                if let g = b.kind.settings(as: GainSettings.self), a.kind.settings(as: GainSettings.self) != nil { values.append((motion, g.linear)); continue }
+                if let p = b.kind.settings(as: PanSettings.self), a.kind.settings(as: PanSettings.self) != nil { values.append((motion, p.pan)); continue }
+                return nil
+            }
+            guard let motion = plan.motions[b.path],
                   let path = Self.designPath(from: a.kind, to: b.kind, sampleRate: sampleRate), path.points.allSatisfy({ $0.count == motion.sections })
             else { return nil }
             walks.append((motion, path.points, path.stepsPerPoint))
         }
-        guard !walks.isEmpty else { return nil }
+        guard !walks.isEmpty || !values.isEmpty else { return nil }
         for (motion, points, steps) in walks { motion.publish(points, stepsPerPoint: steps) }
-        return walks.count
+        for (motion, value) in values { motion.set(value) }
+        return walks.count + values.count
     }
 
     /// The designs between two settings of one filter or EQ node: parameters interpolated

@@ -40,6 +40,8 @@ public final class RenderPlan {
     package let hasUnfusedNewcomers: Bool
     /// The filter nodes a live engine can move in place, by JSON path (empty offline).
     package let motions: [String: CoefficientMotion]
+    /// The gain and pan nodes a live engine moves in place, by JSON path (empty offline).
+    package let valueMotions: [String: ValueMotion]
     /// Shared node states this plan renders (meters, shifters, players, plugins), by key: held
     /// here so they live as long as any plan that renders them.
     let retained: [(key: String, state: AnyObject)]
@@ -65,6 +67,7 @@ public final class RenderPlan {
         let fusion = CascadeFusion(layout.steps, previousMembers: previous.map { $0.outline.membersByKey.mapValues(\.member) },
                                    movable: registry?.movesParameters == true)
         motions = fusion.motions
+        valueMotions = layout.valueMotions
         let aligned = LatencyCompensation(fusion.steps, layout: layout)
         let map = StateTransferMap(aligned.steps, previous: previous?.outline)
         storage = PlanStorage(steps: aligned.steps, map: map, format: format, outputBase: layout.outputBase,
