@@ -8,11 +8,12 @@ BUILD_FLAGS := -c $(CONFIG)
 # librsvg2-bin's rsvg-convert turns plots into PNG; liblilv-dev, lv2-dev and ladspa-sdk build the
 # plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load;
 # pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire; chromium,
-# driven by Playwright from PyPI, tests the control page).
+# driven by Playwright from PyPI, tests the control page; slurm-wlm and munge run the README's
+# Slurm recipe on a real one-node Slurm).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
-                pipewire pipewire-bin pipewire-jack chromium
+                pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins
 # The command-line program: in release, built a second time with the Swift runtime and
