@@ -6,18 +6,18 @@ import Foundation
 /// instead of one per 4 KiB (measured here: the faults of 3 MB of fresh memory cost several
 /// milliseconds, about what a render of 8 s of audio costs). Without huge pages it is plain
 /// memory. Not for the real-time path.
-public final class LargeSampleBuffer: @unchecked Sendable {
+package final class LargeSampleBuffer: @unchecked Sendable {
     /// Channels and frames per channel (channel c starts at `base + c · framesPerChannel`).
-    public let channelCount: Int
-    public let framesPerChannel: Int
+    package let channelCount: Int
+    package let framesPerChannel: Int
     /// The first sample of channel 0.
-    public let base: UnsafeMutablePointer<Float>
+    package let base: UnsafeMutablePointer<Float>
 
     static let hugePage = 2 << 20
 
     /// Uninitialised storage for `channelCount × framesPerChannel` samples; nil when the
     /// memory is not there.
-    public init?(channelCount: Int, framesPerChannel: Int) {
+    package init?(channelCount: Int, framesPerChannel: Int) {
         self.channelCount = channelCount; self.framesPerChannel = framesPerChannel
         let bytes = max(1, channelCount * framesPerChannel) * MemoryLayout<Float>.size
         var raw: UnsafeMutableRawPointer?
@@ -30,5 +30,5 @@ public final class LargeSampleBuffer: @unchecked Sendable {
     deinit { free(base) }
 
     /// Channel `c`'s first sample.
-    public func channel(_ c: Int) -> UnsafeMutablePointer<Float> { base + c * framesPerChannel }
+    package func channel(_ c: Int) -> UnsafeMutablePointer<Float> { base + c * framesPerChannel }
 }

@@ -62,7 +62,7 @@ public final class TakeRecorder: @unchecked Sendable {
     }
 
     public let options: Options
-    public let tap: RecordingTap
+    package let tap: RecordingTap
     /// Polled by the disk thread; each increase is an xrun marker.
     public var xrunCount: (@Sendable () -> Int)?
 

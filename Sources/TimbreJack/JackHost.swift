@@ -23,7 +23,7 @@ struct JackProcessContext {
     let cycles: UnsafeAtomic<Int>
     /// The plan's own latency in frames, added to what the latency callback passes through.
     let latencyFrames: UnsafeAtomic<Int>
-    /// Called first and last in every process cycle (``JackHost/CycleHooks``), or nil.
+    /// Called first and last in every process cycle (`JackHost.CycleHooks`), or nil.
     let cycleEnter: (@convention(c) () -> Void)?
     let cycleExit: (@convention(c) () -> Void)?
     /// Recording taps (``JackHost/attach(_:source:)``): each slot nil or a `RecordingSlot`.
@@ -87,11 +87,17 @@ public final class JackHost: @unchecked Sendable {
     /// server's rate and warms up. Call ``activate()`` to start processing.
     /// `host`: how `player` channels get their streams and `plugin` nodes load
     /// (TimbreFile's `HostServices.files(in:plugins:)` with TimbrePlugins' `PluginHost.loader`).
-    /// `cycleHooks`: C functions called first and last in every process cycle.
     /// `midiInput`: registers a MIDI input port `midi_in`, whose short messages the control
     /// thread reads with ``drainMIDI()``.
-    public init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
-                host: HostServices = .none, cycleHooks: CycleHooks? = nil) throws {
+    public convenience init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
+                            host: HostServices = .none) throws {
+        try self.init(name: name, document: document, inputs: inputs, outputs: outputs, midiInput: midiInput, host: host, cycleHooks: nil)
+    }
+
+    /// As the public initialiser, with `cycleHooks`: C functions called first and last in every
+    /// process cycle (the RealtimeSanitizer run's markers).
+    package init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
+                 host: HostServices = .none, cycleHooks: CycleHooks?) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
@@ -273,7 +279,7 @@ public final class JackHost: @unchecked Sendable {
 
     /// Starts feeding `tap` from the next cycle on; returns its slot. The tap's channel count
     /// must not exceed the ports it listens to. Throws when all 8 slots are taken.
-    public func attach(_ tap: RecordingTap, source: RecordSource) throws(JackError) -> Int {
+    package func attach(_ tap: RecordingTap, source: RecordSource) throws(JackError) -> Int {
         let ports = source == .inputs ? context.pointee.inputCount : context.pointee.outputCount
         guard tap.channelCount <= ports else { throw JackError("a take of \(tap.channelCount) channels cannot listen to \(ports) ports") }
         let slot = UnsafeMutablePointer<RecordingSlot>.allocate(capacity: 1)
@@ -300,10 +306,10 @@ public final class JackHost: @unchecked Sendable {
     /// `exit` after everything (plain C functions: nothing is retained or allocated). The
     /// RealtimeSanitizer run passes its realtime-section markers, so every cycle JACK runs —
     /// port buffers, the renderer, the plugins — is checked.
-    public struct CycleHooks: Sendable {
-        public var enter: @convention(c) () -> Void
-        public var exit: @convention(c) () -> Void
-        public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) { self.enter = enter; self.exit = exit }
+    package struct CycleHooks: Sendable {
+        package var enter: @convention(c) () -> Void
+        package var exit: @convention(c) () -> Void
+        package init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) { self.enter = enter; self.exit = exit }
     }
 
     /// Starts processing and publishes the ports' latency at once (PipeWire's JACK would

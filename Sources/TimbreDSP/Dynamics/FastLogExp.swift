@@ -9,10 +9,10 @@
 /// (Abramowitz and Stegun, 4.1.28 and 4.2.1.) The tests hold the compressor's static curve
 /// within 0.1 dB of its formula and its time constants within 5 %; these errors are 10⁴ times
 /// smaller.
-public enum FastLogExp {
+package enum FastLogExp {
     /// log₂ x for x > 0 (normal floats; subnormals and 0 read as −126).
     @inlinable @inline(__always)
-    public static func log2(_ x: Float) -> Float {
+    package static func log2(_ x: Float) -> Float {
         let bits = x.bitPattern
         let exponent = Int32(bitPattern: (bits >> 23) & 0xff) - 127
         if exponent == -127 { return -126 }
@@ -25,7 +25,7 @@ public enum FastLogExp {
     /// 2^y; 0 below −126 (and for NaN), 2^127 above 127. No conversion that can trap: the
     /// whole part comes from the float's bits (a render must survive a non-finite level).
     @inlinable @inline(__always)
-    public static func exp2(_ y: Float) -> Float {
+    package static func exp2(_ y: Float) -> Float {
         if !(y >= -126) { return 0 }  // also NaN
         let y = min(y, 127)
         let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
@@ -41,7 +41,7 @@ public enum FastLogExp {
 extension FastLogExp {
     /// ``log2(_:)-(Float)`` on eight lanes at once.
     @inlinable @inline(__always)
-    public static func log2(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    package static func log2(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
         let exponent = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: (bits &>> 23) & 0xff) &- 127)
         let m = unsafeBitCast((bits & 0x7f_ffff) | 0x3f80_0000, to: SIMD8<Float>.self)
@@ -53,7 +53,7 @@ extension FastLogExp {
 
     /// ``exp2(_:)-(Float)`` on eight lanes at once (inputs below −126 give 0).
     @inlinable @inline(__always)
-    public static func exp2(_ y: SIMD8<Float>) -> SIMD8<Float> {
+    package static func exp2(_ y: SIMD8<Float>) -> SIMD8<Float> {
         // (Comparisons and blends, not `clamped`, which is not always inlined.)
         var clamped = y.replacing(with: -126, where: y .< -126)
         clamped.replace(with: 127, where: clamped .> 127)
@@ -73,7 +73,7 @@ extension FastLogExp {
     /// `out[i] = scale · log₂(in[i])` for `count` values, −400 where `in[i]` ≤ `floor` (in
     /// place allowed). `scale` 10 / log₂ 10 turns powers into dB, 20 / log₂ 10 amplitudes.
     @inlinable
-    public static func decibels(_ input: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int, scale: Float, floor: Float) {
+    package static func decibels(_ input: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int, scale: Float, floor: Float) {
         var i = 0
         let raw = UnsafeRawPointer(input), rawOut = UnsafeMutableRawPointer(out)
         while i + 8 <= count {
@@ -88,7 +88,7 @@ extension FastLogExp {
 
     /// `values[i] = 2^values[i]` for `count` values, in place.
     @inlinable
-    public static func exponentiate(_ values: UnsafeMutablePointer<Float>, count: Int) {
+    package static func exponentiate(_ values: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         let raw = UnsafeMutableRawPointer(values)
         while i + 8 <= count {
@@ -101,7 +101,7 @@ extension FastLogExp {
     /// ``log2(_:)-(Float)`` without branches, so that a loop of it vectorises: x at or under
     /// the smallest normal float reads as it (−126).
     @inlinable @inline(__always)
-    public static func log2Branchless(_ x: Float) -> Float {
+    package static func log2Branchless(_ x: Float) -> Float {
         let bits = Swift.max(x, .leastNormalMagnitude).bitPattern
         let exponent = Float(Int32(bitPattern: bits >> 23) &- 127)
         let m = Float(bitPattern: (bits & 0x7f_ffff) | 0x3f80_0000)
@@ -116,7 +116,7 @@ extension FastLogExp {
     /// y = 0 and goes there smoothly — ``exp2(_:)-(Float)``'s floor leaves f near 1 just under
     /// 0, where its error is 1.3e-6.
     @inlinable @inline(__always)
-    public static func exp2Nearest(_ y: Float) -> Float {
+    package static func exp2Nearest(_ y: Float) -> Float {
         let big: Float = 12_582_912  // 1.5·2²³: adding and taking it away rounds to a whole number
         let y = Swift.min(Swift.max(y, -126), 127)
         let whole = (y + big) - big

@@ -16,7 +16,7 @@ import CTimbreSupport
 /// wavefront in which section k works on frame t − k while section k+1 works on frame t − k − 1,
 /// so the sections run in parallel (two sections × two channels per 256-bit vector) — with the
 /// 32 vector registers of AVX-512VL when the CPU has them (the same arithmetic, fewer loads);
-/// elsewhere a portable frame-by-frame loop. See ``Kernel``. Both keep the state in one layout and drain at every block end:
+/// elsewhere a portable frame-by-frame loop (`BiquadCascade.Kernel`). Both keep the state in one layout and drain at every block end:
 /// no latency, and output bit-identical across block sizes on a given path (the paths differ
 /// by FMA rounding only). Sections are padded to an even count with identity sections.
 ///
@@ -139,7 +139,7 @@ public struct BiquadCascade {
     }
 
     /// The loops `process` can run; ``kernel`` is the one chosen on this CPU at load time.
-    public enum Kernel: Int32, CaseIterable, Sendable, CustomStringConvertible {
+    package enum Kernel: Int32, CaseIterable, Sendable, CustomStringConvertible {
         /// Frame by frame through the sections (SSE2 on x86-64, plain Double elsewhere).
         case portable = 0
         /// The AVX2+FMA wavefront with 16 vector registers.
@@ -148,7 +148,7 @@ public struct BiquadCascade {
         /// declines it).
         case avx512vl = 2
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .portable: "portable"
             case .avx2: "AVX2+FMA"
@@ -158,17 +158,17 @@ public struct BiquadCascade {
     }
 
     /// The kernel `process(_:frameCount:)` runs on this CPU (`TIMBRE_NO_AVX2=1` forces `.portable`).
-    public static var kernel: Kernel { Kernel(rawValue: timbre_cascade_kernel()) ?? .portable }
+    package static var kernel: Kernel { Kernel(rawValue: timbre_cascade_kernel()) ?? .portable }
 
     /// The kernels this CPU can run, whatever was chosen (tests compare them all).
-    public static var availableKernels: [Kernel] {
+    package static var availableKernels: [Kernel] {
         var coefficient: Double = 0, state: Double = 0
         return Kernel.allCases.filter { timbre_cascade_process_with($0.rawValue, &coefficient, &state, 0, nil, 0, 0) != 0 }
     }
 
     /// `process(_:frameCount:)` with the given kernel whatever was chosen (for tests and
     /// benchmarks; one of ``availableKernels``).
-    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, kernel: Kernel) {
+    package func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int, kernel: Kernel) {
         if sectionCount == 0 || frameCount == 0 { return }
         let ran = timbre_cascade_process_with(kernel.rawValue, coefficients, state, sectionCount,
                                               UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self), channelCount, frameCount)

@@ -39,7 +39,7 @@ public final class PlayerState: @unchecked Sendable {
     private let originLock = NSLock()
     private var originValue: (frame: Int, fileSeconds: Double)
 
-    public init(spec: PlayerSpec, channelCount: Int, sampleRate: Double, maxBlockFrames: Int, ringFrames: Int) {
+    package init(spec: PlayerSpec, channelCount: Int, sampleRate: Double, maxBlockFrames: Int, ringFrames: Int) {
         self.spec = spec; self.channelCount = channelCount; self.sampleRate = sampleRate; self.maxBlockFrames = maxBlockFrames
         ring = PlayerRing(channelCount: channelCount, capacity: max(ringFrames, 2 * maxBlockFrames))
         end = .create(-1); underrunFrames = .create(0)
@@ -64,7 +64,7 @@ public final class PlayerState: @unchecked Sendable {
     /// File side, at a seek: everything written so far is dropped; the stream restarts at
     /// `fileSeconds` from the next frame written. The render side fades the old stream out and
     /// the new one in over 5 ms.
-    public func beginCut(fileSeconds: Double) {
+    package func beginCut(fileSeconds: Double) {
         let at = ring.framesWritten
         end.store(-1, ordering: .releasing)
         originLock.lock(); originValue = (at, fileSeconds); originLock.unlock()
@@ -72,13 +72,13 @@ public final class PlayerState: @unchecked Sendable {
     }
 
     /// The ring position and file second the current stretch of the stream began at.
-    public var origin: (frame: Int, fileSeconds: Double) {
+    package var origin: (frame: Int, fileSeconds: Double) {
         originLock.lock(); defer { originLock.unlock() }
         return originValue
     }
 
     /// Marks the stream complete at `frames` frames (file side).
-    public func markEnd(atFrame frames: Int) { end.store(frames, ordering: .releasing) }
+    package func markEnd(atFrame frames: Int) { end.store(frames, ordering: .releasing) }
 
     /// The stream's length, once known.
     public var endFrame: Int? { let e = end.load(ordering: .acquiring); return e < 0 ? nil : e }

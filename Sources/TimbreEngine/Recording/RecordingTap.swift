@@ -15,10 +15,10 @@ import Atomics
 ///
 /// Raw memory allocated in `init`, freed by ``deallocate()`` (after the audio thread let go):
 /// `capture` allocates nothing, takes no lock and retains nothing.
-public struct RecordingTap: @unchecked Sendable {
-    public let channelCount: Int
+package struct RecordingTap: @unchecked Sendable {
+    package let channelCount: Int
     /// Frames the ring holds (a power of two).
-    public let capacity: Int
+    package let capacity: Int
     let storage: UnsafeMutablePointer<Float>
     /// Ring positions: frames written (producer stores) and read (consumer stores).
     let written: UnsafeAtomic<Int>
@@ -38,7 +38,7 @@ public struct RecordingTap: @unchecked Sendable {
     let openGap: UnsafeMutablePointer<Int>
 
     /// A ring of at least `frames` frames of `channelCount` channels.
-    public init(channelCount: Int, frames: Int) {
+    package init(channelCount: Int, frames: Int) {
         precondition(channelCount >= 1 && frames >= 1)
         var size = 1
         while size < frames { size <<= 1 }
@@ -55,7 +55,7 @@ public struct RecordingTap: @unchecked Sendable {
     }
 
     /// Frees the memory. Only once the audio thread can no longer call ``capture(_:frameCount:)``.
-    public func deallocate() {
+    package func deallocate() {
         storage.deallocate(); gaps.deallocate(); openGap.deallocate()
         written.destroy(); read.destroy(); offered.destroy(); dropped.destroy(); overrunCount.destroy(); enabled.destroy()
         gapsWritten.destroy(); gapsRead.destroy()
@@ -68,7 +68,7 @@ public struct RecordingTap: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func capture(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+    package func capture(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         guard enabled.load(ordering: .acquiring) != 0, frameCount > 0 else { return }
         let position = offered.load(ordering: .relaxed)
         let w = written.load(ordering: .relaxed)
@@ -103,20 +103,20 @@ public struct RecordingTap: @unchecked Sendable {
     // MARK: Control and disk side
 
     /// Starts (true) or stops (false) capturing. The stream position goes on from where it was.
-    public func setEnabled(_ on: Bool) { enabled.store(on ? 1 : 0, ordering: .releasing) }
+    package func setEnabled(_ on: Bool) { enabled.store(on ? 1 : 0, ordering: .releasing) }
 
     /// Stream frames offered so far (written or dropped): the position "now".
-    public var streamPosition: Int { offered.load(ordering: .acquiring) }
+    package var streamPosition: Int { offered.load(ordering: .acquiring) }
     /// Frames waiting in the ring.
-    public var framesWaiting: Int { written.load(ordering: .acquiring) - read.load(ordering: .relaxed) }
+    package var framesWaiting: Int { written.load(ordering: .acquiring) - read.load(ordering: .relaxed) }
     /// The ring's fill, 0…1.
-    public var fill: Double { Double(framesWaiting) / Double(capacity) }
+    package var fill: Double { Double(framesWaiting) / Double(capacity) }
     /// Frames dropped because the ring was full, and how many times it was.
-    public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
-    public var overruns: Int { overrunCount.load(ordering: .relaxed) }
+    package var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+    package var overruns: Int { overrunCount.load(ordering: .relaxed) }
 
     /// One piece of the stream for the disk thread: frames in the ring, or a gap of silence.
-    public enum Piece: Equatable, Sendable {
+    package enum Piece: Equatable, Sendable {
         /// `frames` frames at the ring's read position (read them with ``copy(into:offset:frames:)``, then ``consume(_:)``).
         case frames(Int)
         /// A gap of `frames` frames (already taken off the queue).
@@ -126,7 +126,7 @@ public struct RecordingTap: @unchecked Sendable {
 
     /// What comes next at stream position `position` (the consumer's own count), at most
     /// `limit` frames.
-    public func next(at position: Int, limit: Int) -> Piece {
+    package func next(at position: Int, limit: Int) -> Piece {
         let available = written.load(ordering: .acquiring) - read.load(ordering: .relaxed)
         let g = gapsRead.load(ordering: .relaxed)
         if g < gapsWritten.load(ordering: .acquiring) {
@@ -144,7 +144,7 @@ public struct RecordingTap: @unchecked Sendable {
     }
 
     /// Copies `frames` frames from the ring's read position into planar `channels` at `offset`.
-    public func copy(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int = 0, frames: Int) {
+    package func copy(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int = 0, frames: Int) {
         let r = read.load(ordering: .relaxed), mask = capacity - 1
         for c in 0..<channelCount {
             let ring = storage + c * capacity, dst = channels[c] + offset
@@ -153,7 +153,7 @@ public struct RecordingTap: @unchecked Sendable {
     }
 
     /// Releases `frames` frames of the ring to the producer.
-    public func consume(_ frames: Int) {
+    package func consume(_ frames: Int) {
         read.store(read.load(ordering: .relaxed) + frames, ordering: .releasing)
     }
 }

@@ -167,7 +167,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// Starts copying the bus of channel or group `id` — after its chain and pan, before its
     /// volume and mix — into `tap`, from the next plan on (a plan swap, so the audio thread never
     /// waits). Throws when the preset is not a graph or has no such channel or group.
-    public func setBusTap(_ tap: RecordingTap, bus id: String) throws(PresetError) {
+    package func setBusTap(_ tap: RecordingTap, bus id: String) throws(PresetError) {
         guard case .graph(let graph) = preset.form else {
             throw PresetError(path: "graph", "recording a channel or group needs a graph preset (channels, groups, master)")
         }

@@ -49,7 +49,7 @@ public final class PluginState {
     private let owner: AnyObject
     private let readStatistics: () -> PluginStatistics
 
-    public init(spec: PluginSpec, name: String, channelCount: Int, outputChannelCount: Int, sampleRate: Double, maxBlockFrames: Int, controls: [Control],
+    package init(spec: PluginSpec, name: String, channelCount: Int, outputChannelCount: Int, sampleRate: Double, maxBlockFrames: Int, controls: [Control],
                 initialValues: [Double], latencyFrames: Int, instanceCount: Int, runner: OpaquePointer, process: Process,
                 owner: AnyObject, statistics: @escaping () -> PluginStatistics) {
         self.spec = spec; self.name = name; self.channelCount = channelCount; self.outputChannelCount = outputChannelCount; self.sampleRate = sampleRate
