@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TimbreControl
 import TimbreDSP
-@testable import TimbreEngine
+import TimbreEngine
 import TimbreTestSupport
 
 /// `set` of a filter's or EQ band's frequency, gain or Q moves the sections inside the running
