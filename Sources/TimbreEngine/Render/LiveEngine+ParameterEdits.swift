@@ -3,7 +3,7 @@ import TimbreDSP
 
 /// How an edit reached the audio thread.
 public enum LiveEditPath: Sendable, Equatable {
-    /// Moved inside the running kernels (``CoefficientMotion``): no plan compiled, no crossfade.
+    /// Moved inside the running kernels (a coefficient walk, or a ramp target): no plan compiled, no crossfade.
     case inKernel(nodes: Int)
     /// A new plan, swapped in with a crossfade (structure, types, slopes, shapes, graphs).
     case planSwap
@@ -12,7 +12,7 @@ public enum LiveEditPath: Sendable, Equatable {
 extension LiveEngine {
     /// Applies an edited document (what `TimbreControl`'s editor makes of a `set`). When it
     /// differs from the running one only in the frequency, gain or Q of filter and EQ nodes,
-    /// those move inside the running cascade (``CoefficientMotion``: designed here, walked by
+    /// those move inside the running cascade (`CoefficientMotion`: designed here, walked by
     /// the audio thread in 32-frame steps) and no plan is compiled; anything else — a type, a
     /// slope, a shape, a bypass, an insert, a graph's volumes — compiles a new plan and swaps
     /// it in as ``load(document:)`` does. Decoded with the strict decoder either way; on error
