@@ -105,4 +105,46 @@ import TimbreTestSupport
                      kernel.step, swaps.step, boosted, kernel.micros, swaps.micros))
         #expect(kernel.step <= boosted * 1.05)
     }
+
+    /// A graph's volumes, pans, mutes and solos move in place too; settled, the output equals
+    /// the offline render of the final document bit for bit.
+    @Test func graphValuesMoveInPlaceAndSettleToOffline() throws {
+        let doc = try PresetDecoder.parse(Data(#"""
+            {"version": 1, "name": "g", "graph": {
+              "channels": [{"id": "voice", "input": [0], "chain": [{"type": "peak", "id": "pk", "frequency": 1500, "gain": 3}], "pan": -0.3, "group": "bus"},
+                           {"id": "other", "input": [0], "volume": 0.5, "pan": 0.4}],
+              "groups": [{"id": "bus", "volume": 0.8}],
+              "master": {"chain": [], "volume": 0.9}}}
+            """#.utf8))
+        let engine = try LiveEngine(document: doc, sampleRate: Self.rate, inputChannelCount: 1, outputChannelCount: 2)
+        let input = Signals.sine(60_000, hz: 300, amplitude: 0.4, rate: Self.rate).enumerated().map { $1 + 0.1 * Float(sin(Double($0) * 0.21)) }
+        let d = Driver(engine, block: 128)
+        var left = d.run(input[0..<9_600]), right: [Float] = []
+        let plan = engine.plan
+        let commands: [ControlCommand] = [.set(address: "voice.volume", value: 0.6), .set(address: "other.pan", value: -0.7), .set(address: "bus.volume", value: 0.5),
+                                          .set(address: "other.mute", value: 1), .set(address: "voice.solo", value: 1), .set(address: "master.volume", value: 0.7),
+                                          .set(address: "pk.gain", value: -2)]
+        for command in commands {
+            #expect(try Self.path(engine, command) != .planSwap, "\(command)")
+            left += d.run(input[left.count..<(left.count + 480)])
+        }
+        #expect(engine.plan === plan, "no plan was compiled")
+        // Both channels of the rest, to compare the stereo output.
+        let rest = input[left.count...]
+        let before = left.count
+        var l: [Float] = [], r: [Float] = []
+        var i = rest.startIndex
+        while i < rest.endIndex {
+            let n = min(128, rest.endIndex - i)
+            l += d.run(rest[i..<(i + n)], channel: 0)
+            r += UnsafeBufferPointer(start: d.output[1], count: n)
+            i += n
+        }
+        right = r
+        let offline = try PresetRender.render(PresetDecoder.decode(engine.document), input: [input], block: 512, rate: Self.rate).output
+        let tail = (48_000 - before)..<(60_000 - before)
+        let worst = tail.map { max(abs(l[$0] - offline[0][before + $0]), abs(right[$0] - offline[1][before + $0])) }.max() ?? 1
+        print("graph values moved in place, settled vs offline: worst difference \(worst)")
+        #expect(worst == 0)
+    }
 }

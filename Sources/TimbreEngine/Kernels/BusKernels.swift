@@ -40,10 +40,14 @@ struct MixKernel: GraphKernel {
     let count: Int
     var gain: LinearRamp
     let glideFrames: Int
+    /// In a live plan: the gain's target, moved in place (volume, mute, solo), and its last bits read.
+    let motion: ValueMotion.Handle?
+    var seen: UInt64
 
-    init(to: Int, count: Int, gain: Float, sampleRate: Double) {
+    init(to: Int, count: Int, gain: Float, sampleRate: Double, motion: ValueMotion.Handle? = nil) {
         self.to = to; self.count = count; self.gain = LinearRamp(value: gain)
         glideFrames = max(1, Int(0.03 * sampleRate))
+        self.motion = motion; seen = Double(gain).bitPattern
     }
 
     var shape: KernelShape { KernelShape("mix", carriesState: true) }
@@ -56,6 +60,7 @@ struct MixKernel: GraphKernel {
     #endif
     mutating func process(_ b: UnsafePointer<BlockContext>) {
         let n = b.pointee.frameCount
+        if let motion, let bits = motion.changed(from: seen) { seen = bits; gain.setTarget(Float(Double(bitPattern: bits)), frames: glideFrames) }
         for c in 0..<count { gain.accumulate(from: b.pointee.channels[c], into: b.pointee.work[to + c], count: n) }
         gain.advance(by: n)
     }

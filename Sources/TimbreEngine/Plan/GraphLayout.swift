@@ -85,14 +85,16 @@ package struct GraphLayout {
                 }
                 channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry)
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
-                add(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), key: "pan:\(ch.id)", base: base, channels: channels, segment: k)
+                addPan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), value: ch.pan, key: "pan:\(ch.id)",
+                       base: base, channels: channels, segment: k, registry: registry)
                 try addMeter(key: ch.id, registry: registry, base: base, channels: 2, segment: k, sampleRate: fs)
                 if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
                 let target = groupIndex(ch).map(groupBase) ?? masterBase
                 junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
                                           mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base))
-                add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
+                add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs,
+                              motion: motion("mix:\(ch.id)", audible ? Double(Float(ch.volume)) : 0, registry)), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
                 finishedBuses?[ch.id] = base
             }
             for (k, g) in graph.groups.enumerated() {
@@ -102,15 +104,23 @@ package struct GraphLayout {
                 if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
                                           mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
-                add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
+                add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs,
+                              motion: motion("mix:\(g.id)", g.mute ? 0 : Double(Float(g.volume)), registry)), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
                 finishedBuses?[g.id] = groupBase(k)
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
             guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
             if graph.master.pan != 0 {
-                add(PanKernel(pan: graph.master.pan, mode: .stereoBalance, sampleRate: fs), key: "master:pan", base: masterBase, channels: 2, segment: masterSegment)
+                addPan(PanKernel(pan: graph.master.pan, mode: .stereoBalance, sampleRate: fs), value: graph.master.pan, key: "master:pan",
+                       base: masterBase, channels: 2, segment: masterSegment, registry: registry)
             }
-            add(GainKernel(gain: Float(graph.master.volume), sampleRate: fs), key: "master:volume", base: masterBase, channels: 2, segment: masterSegment)
+            let volume = GainKernel(gain: Float(graph.master.volume), sampleRate: fs)
+            if let m = motion("master:volume", graph.master.volume, registry) {
+                steps.append(PlannedStep(key: "master:volume", base: masterBase, channels: 2, segment: masterSegment, content: .kernel(KernelRecipe(
+                    shape: KernelShape("moving-gain", carriesState: true)) { MovingGainStep(kernel: volume, motion: m, seen: graph.master.volume.bitPattern) })))
+            } else {
+                add(volume, key: "master:volume", base: masterBase, channels: 2, segment: masterSegment)
+            }
             outputSegment = masterSegment
             outputBase = masterBase
             outputChannelCount = 2
@@ -131,6 +141,25 @@ package struct GraphLayout {
         let kernel = AnalysisStep(kernel: state.kernelAddress)
         steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment,
                                  content: .kernel(KernelRecipe(shape: KernelShape("analysis", carriesState: false), { kernel }))))
+    }
+
+    /// In a live plan, a ``ValueMotion`` for one of the graph's own values (a mix gain, a pan,
+    /// the master volume) under `key`, starting at `value`; nil elsewhere.
+    mutating func motion(_ key: String, _ value: Double, _ registry: NodeStateRegistry?) -> ValueMotion.Handle? {
+        guard registry?.movesParameters == true else { return nil }
+        let m = ValueMotion(value)
+        valueMotions[key] = m
+        return m.handle
+    }
+
+    /// A channel's or the master's pan: moved in place in a live plan.
+    mutating func addPan(_ kernel: PanKernel, value: Double, key: String, base: Int, channels: Int, segment: Int, registry: NodeStateRegistry?) {
+        if let m = motion(key, value, registry) {
+            steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .kernel(KernelRecipe(
+                shape: KernelShape("moving-pan", kernel.shape.detail, carriesState: true)) { MovingPanStep(kernel: kernel, motion: m, seen: value.bitPattern) })))
+        } else {
+            add(kernel, key: key, base: base, channels: channels, segment: segment)
+        }
     }
 
     /// Adds a graph step (a kernel of the graph itself, not of a preset node).

@@ -12,10 +12,11 @@ public enum LiveEditPath: Sendable, Equatable {
 extension LiveEngine {
     /// Applies an edited document (what `TimbreControl`'s editor makes of a `set`). When it
     /// differs from the running one only in the frequency, gain or Q of filter and EQ nodes,
-    /// those move inside the running cascade (`CoefficientMotion`: designed here, walked by
-    /// the audio thread in 32-frame steps) and no plan is compiled; anything else — a type, a
-    /// slope, a shape, a bypass, an insert, a graph's volumes — compiles a new plan and swaps
-    /// it in as ``load(document:)`` does. Decoded with the strict decoder either way; on error
+    /// the gain of gain nodes, the position of pan nodes, or a graph's volumes, pans, mutes and
+    /// solos, those move inside the running kernels (filters: `CoefficientMotion`, designed
+    /// here and walked by the audio thread in 32-frame steps; the rest: ramp targets) and no
+    /// plan is compiled; anything else — a type, a slope, a shape, a bypass, an insert —
+    /// compiles a new plan and swaps it in as ``load(document:)`` does. Decoded with the strict decoder either way; on error
     /// nothing changes.
     @discardableResult
     public func apply(document newDocument: JSONValue) throws(PresetError) -> LiveEditPath {
@@ -33,9 +34,9 @@ extension LiveEngine {
     /// is not a continuous parameter of a node the current plan can move.
     func moveInPlace(to next: Preset) -> Int? {
         let old = preset.allNodes, new = next.allNodes
-        guard old.count == new.count, preset.replacingNodes(with: new) == next else { return nil }
+        guard old.count == new.count, let graphValues = graphMoves(to: next) else { return nil }
         var walks: [(CoefficientMotion, [[BiquadCoefficients]], Int)] = []
-        var values: [(ValueMotion, Double)] = []
+        var values: [(ValueMotion, Double)] = graphValues
         for (a, b) in zip(old, new) where a != b {
             guard a.id == b.id, a.bypass == b.bypass, a.path == b.path, !b.bypass else { return nil }
             if let motion = plan.valueMotions[b.path] {
@@ -48,10 +49,49 @@ extension LiveEngine {
             else { return nil }
             walks.append((motion, path.points, path.stepsPerPoint))
         }
-        guard !walks.isEmpty || !values.isEmpty else { return nil }
+        // (Nothing to move — a solo that leaves every gain as it was, a value set to itself — is
+        // an edit of the document alone.)
         for (motion, points, steps) in walks { motion.publish(points, stepsPerPoint: steps) }
         for (motion, value) in values { motion.set(value) }
         return walks.count + values.count
+    }
+
+    /// The graph's own values that changed — channel and group volumes (with mute and solo,
+    /// as their mix gains), channel pans, the master's volume and pan — as the plan's motions to
+    /// set; nil when anything else of the preset but its nodes changed, or a value has no motion
+    /// (the master's pan kernel exists only when the pan is not 0).
+    func graphMoves(to next: Preset) -> [(ValueMotion, Double)]? {
+        guard case .graph(let a) = preset.form, case .graph(let b) = next.form else {
+            return preset.replacingNodes(with: next.allNodes) == next ? [] : nil
+        }
+        // Everything but the movable values (and the nodes, compared by the caller) must match.
+        var same = a
+        for k in same.channels.indices where k < b.channels.count {
+            same.channels[k].volume = b.channels[k].volume; same.channels[k].pan = b.channels[k].pan
+            same.channels[k].mute = b.channels[k].mute; same.channels[k].solo = b.channels[k].solo
+        }
+        for k in same.groups.indices where k < b.groups.count { same.groups[k].volume = b.groups[k].volume; same.groups[k].mute = b.groups[k].mute }
+        same.master.volume = b.master.volume; same.master.pan = b.master.pan
+        var candidate = preset
+        candidate.form = .graph(same)
+        guard candidate.replacingNodes(with: next.allNodes) == next else { return nil }
+        var moves: [(ValueMotion, Double)] = []
+        func move(_ key: String, _ from: Double, _ to: Double) -> Bool {
+            guard from != to else { return true }
+            guard let m = plan.valueMotions[key] else { return false }
+            moves.append((m, to))
+            return true
+        }
+        let soloA = a.channels.contains { $0.solo }, soloB = b.channels.contains { $0.solo }
+        for (x, y) in zip(a.channels, b.channels) {
+            let gx = !x.mute && (!soloA || x.solo) ? Double(Float(x.volume)) : 0, gy = !y.mute && (!soloB || y.solo) ? Double(Float(y.volume)) : 0
+            guard move("mix:\(y.id)", gx, gy), move("pan:\(y.id)", x.pan, y.pan) else { return nil }
+        }
+        for (x, y) in zip(a.groups, b.groups) {
+            guard move("mix:\(y.id)", x.mute ? 0 : Double(Float(x.volume)), y.mute ? 0 : Double(Float(y.volume))) else { return nil }
+        }
+        guard move("master:volume", a.master.volume, b.master.volume), move("master:pan", a.master.pan, b.master.pan) else { return nil }
+        return moves
     }
 
     /// The designs between two settings of one filter or EQ node: parameters interpolated
