@@ -58,8 +58,9 @@ struct LiveCommand: ParsableCommand {
         client that sends /timbre/subscribe receives them as /timbre/event \
         s:kind s:id.
 
-        Filter, EQ, gain, pan, volume, mute and solo values move inside the running \
-        kernels; other changes crossfade over 15 ms to a new plan, so nothing clicks. \
+        Filter, EQ, gain, pan, volume, mute, solo and compressor values move inside the \
+        running kernels; other changes crossfade over 15 ms to a new plan, so nothing \
+        clicks. \
         An invalid command, datagram or preset is reported (at most 10 errors a \
         second) and the running graph is kept. OSC bundles are accepted; their \
         messages apply in order. Numbers are decimal (no nan, inf or hex); \

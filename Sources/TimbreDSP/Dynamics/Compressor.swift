@@ -57,9 +57,12 @@ public struct Compressor: @unchecked Sendable {
     public let maximumBlockFrames: Int
     /// Frames the audio is delayed by (the lookahead).
     public let latencyFrames: Int
-    let attack: Double, release: Double, rmsCoefficient: Double, makeup: Double
+    var attack: Double, release: Double, makeup: Double
+    let rmsCoefficient: Double
     // The settings the render loop reads (`settings` holds an array: reading it retains).
-    let curve: CompressorCurve, link: Double, isRMS: Bool
+    var curve: CompressorCurve, link: Double
+    let isRMS: Bool
+    let sampleRate: Double
     /// Channels the detector hears (the external key's, or the input's).
     let keyCount: Int
     /// The smoothed gain in dB per channel, then the detector's mean square per key channel.
@@ -79,6 +82,7 @@ public struct Compressor: @unchecked Sendable {
         if case .rms(let w) = settings.detector { rmsCoefficient = Self.coefficient(w, sampleRate) } else { rmsCoefficient = 0 }
         makeup = settings.effectiveMakeupDB
         curve = settings.curve; link = settings.link; isRMS = settings.detector != .peak
+        self.sampleRate = sampleRate
         latencyFrames = Int((settings.lookaheadSeconds * sampleRate).rounded())
         keyCount = settings.keyChannelCount(input: channelCount)
         state = .allocate(capacity: channelCount + keyCount)
@@ -110,6 +114,21 @@ public struct Compressor: @unchecked Sendable {
         if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
             keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
         }
+    }
+
+    /// New curve, makeup (nil: automatic), time constants and link for the running compressor
+    /// (a live edit): the smoothed gain goes on from where it is and follows the new curve with
+    /// the attack and release time constants, so the change is as smooth as any level change.
+    /// Real-time safe: arithmetic only.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public mutating func retune(curve: CompressorCurve, makeupDB: Double?, attackSeconds: Double, releaseSeconds: Double, link: Double) {
+        self.curve = curve
+        makeup = makeupDB ?? curve.automaticMakeupDB
+        attack = Self.coefficient(attackSeconds, sampleRate)
+        release = Self.coefficient(releaseSeconds, sampleRate)
+        self.link = link
     }
 
     /// Back to silence.

@@ -53,6 +53,8 @@ package struct NodeLowering {
     var retained: [(key: String, state: AnyObject)] = []
     /// Values of this node that a live engine moves in place, by the node's JSON path.
     var valueMotions: [String: ValueMotion] = [:]
+    /// Settings of this node that move together in place (a compressor's), by JSON path.
+    var valuesMotions: [String: ValuesMotion] = [:]
     /// In a graph: the channel and group buses rendered before this node, by id (first work
     /// channel, two each), which a compressor may key on; nil in a chain preset.
     package var finishedBuses: [String: Int]?
@@ -90,6 +92,15 @@ package struct NodeLowering {
         guard registry?.movesParameters == true else { return nil }
         let motion = ValueMotion(value)
         valueMotions[path] = motion
+        return motion
+    }
+
+    /// In a live plan, a ``ValuesMotion`` for the node's settings that move together, starting
+    /// at `values`; nil elsewhere.
+    package mutating func valuesMotion(_ values: [Double]) -> ValuesMotion? {
+        guard registry?.movesParameters == true else { return nil }
+        let motion = ValuesMotion(values)
+        valuesMotions[path] = motion
         return motion
     }
 

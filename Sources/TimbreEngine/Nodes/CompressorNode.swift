@@ -131,9 +131,15 @@ package enum CompressorNode: NodeDefinition {
         let keyBase = try node.keyBusBase(s.keyChannel)
         let latency = Int((settings.lookaheadSeconds * rate).rounded())
         let reduction = try node.gainReductionState().recorder
+        let motion = node.valuesMotion(CompressorStep.motionValues(s))
         node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count, keyBase], carriesState: true)) {
-            CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
-                           reduction: reduction, keyBase: keyBase)
+            var step = CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
+                                      reduction: reduction, keyBase: keyBase)
+            if let motion {
+                step.motion = motion.handle
+                step.read = .allocate(capacity: motion.count)
+            }
+            return step
         }, latency: latency)
     }
 
@@ -155,12 +161,34 @@ package enum CompressorNode: NodeDefinition {
 
 /// A `compressor` or `deesser` node's step: the compressor, and its gain reduction published per block.
 struct CompressorStep: RenderKernel {
-    let compressor: Compressor
+    var compressor: Compressor
     let reduction: GainReductionRecorder
     /// The first work channel of the key's bus (−1: the input keys itself).
     let keyBase: Int
+    /// In a live plan: threshold, ratio, knee, makeup (NaN: automatic), attack, release (s) and
+    /// link moved in place (``ValuesMotion``), the count last taken, and room to read them.
+    var motion: ValuesMotion.Handle? = nil
+    var seen = 0
+    var read: UnsafeMutablePointer<Double>? = nil
+
+    /// Takes a new set of settings from the motion, if one was written. Audio thread.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    mutating func follow() {
+        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
+        seen = s
+        compressor.retune(curve: CompressorCurve(thresholdDB: read[0], ratio: read[1], kneeDB: read[2]), makeupDB: read[3].isNaN ? nil : read[3],
+                          attackSeconds: read[4], releaseSeconds: read[5], link: read[6])
+    }
+
+    static func motionValues(_ s: CompressorSettings) -> [Double] {
+        [s.thresholdDB, s.ratio, s.kneeDB, s.makeupDB ?? .nan, s.attackMs / 1000, s.releaseMs / 1000, s.linkPercent / 100]
+    }
+
     static let operations = KernelOperations(
         process: { k, b in
+            CompressorStep.at(k).pointee.follow()
             let step = CompressorStep.at(k), frames = b.block.pointee.frameCount, keyBase = step.pointee.keyBase
             step.pointee.compressor.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.compressor.lowestGainDB(frameCount: frames)) }
@@ -168,5 +196,5 @@ struct CompressorStep: RenderKernel {
         continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueFrom(CompressorStep.at(old).pointee.compressor) },
         reset: { k in CompressorStep.at(k).pointee.compressor.reset() },
         clearNonFinite: { k in CompressorStep.at(k).pointee.compressor.clearNonFinite() })
-    func release() { compressor.deallocate() }
+    func release() { compressor.deallocate(); read?.deallocate() }
 }

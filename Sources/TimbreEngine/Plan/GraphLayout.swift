@@ -22,6 +22,8 @@ package struct GraphLayout {
     package var retained: [(key: String, state: AnyObject)] = []
     /// Live plans: the gain and pan nodes' moving values, by JSON path.
     package var valueMotions: [String: ValueMotion] = [:]
+    /// Live plans: the compressors' moving settings, by JSON path.
+    package var valuesMotions: [String: ValuesMotion] = [:]
     /// The buses already rendered when the next step runs, by channel or group id (their first
     /// work channel; two channels each): what a compressor's external key can read.
     var finishedBuses: [String: Int]?
@@ -180,6 +182,7 @@ package struct GraphLayout {
             steps += lowering.steps
             retained += lowering.retained
             valueMotions.merge(lowering.valueMotions) { a, _ in a }
+            valuesMotions.merge(lowering.valuesMotions) { a, _ in a }
             channels = lowering.channelsOut
         }
         return channels

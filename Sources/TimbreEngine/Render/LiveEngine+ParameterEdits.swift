@@ -37,8 +37,18 @@ extension LiveEngine {
         guard old.count == new.count, let graphValues = graphMoves(to: next) else { return nil }
         var walks: [(CoefficientMotion, [[BiquadCoefficients]], Int)] = []
         var values: [(ValueMotion, Double)] = graphValues
+        var settingsMoves: [(ValuesMotion, [Double])] = []
         for (a, b) in zip(old, new) where a != b {
             guard a.id == b.id, a.bypass == b.bypass, a.path == b.path, !b.bypass else { return nil }
+            if let motion = plan.valuesMotions[b.path], let x = a.kind.settings(as: CompressorSettings.self), let y = b.kind.settings(as: CompressorSettings.self) {
+                // Threshold, ratio, knee, makeup, attack, release and link move; the rest is structure.
+                var same = x
+                same.thresholdDB = y.thresholdDB; same.ratio = y.ratio; same.kneeDB = y.kneeDB; same.makeupDB = y.makeupDB
+                same.attackMs = y.attackMs; same.releaseMs = y.releaseMs; same.linkPercent = y.linkPercent
+                guard same == y else { return nil }
+                settingsMoves.append((motion, CompressorStep.motionValues(y)))
+                continue
+            }
             if let motion = plan.valueMotions[b.path] {
                 if let g = b.kind.settings(as: GainSettings.self), a.kind.settings(as: GainSettings.self) != nil { values.append((motion, g.linear)); continue }
                 if let p = b.kind.settings(as: PanSettings.self), a.kind.settings(as: PanSettings.self) != nil { values.append((motion, p.pan)); continue }
@@ -53,7 +63,8 @@ extension LiveEngine {
         // an edit of the document alone.)
         for (motion, points, steps) in walks { motion.publish(points, stepsPerPoint: steps) }
         for (motion, value) in values { motion.set(value) }
-        return walks.count + values.count
+        for (motion, new) in settingsMoves { motion.set(new) }
+        return walks.count + values.count + settingsMoves.count
     }
 
     /// The graph's own values that changed — channel and group volumes (with mute and solo,

@@ -42,6 +42,8 @@ public final class RenderPlan {
     package let motions: [String: CoefficientMotion]
     /// The gain and pan nodes a live engine moves in place, by JSON path (empty offline).
     package let valueMotions: [String: ValueMotion]
+    /// The compressors a live engine retunes in place, by JSON path (empty offline).
+    package let valuesMotions: [String: ValuesMotion]
     /// Shared node states this plan renders (meters, shifters, players, plugins), by key: held
     /// here so they live as long as any plan that renders them.
     let retained: [(key: String, state: AnyObject)]
@@ -68,6 +70,7 @@ public final class RenderPlan {
                                    movable: registry?.movesParameters == true)
         motions = fusion.motions
         valueMotions = layout.valueMotions
+        valuesMotions = layout.valuesMotions
         let aligned = LatencyCompensation(fusion.steps, layout: layout)
         let map = StateTransferMap(aligned.steps, previous: previous?.outline)
         storage = PlanStorage(steps: aligned.steps, map: map, format: format, outputBase: layout.outputBase,

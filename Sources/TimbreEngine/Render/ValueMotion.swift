@@ -61,3 +61,55 @@ struct MovingPanStep: RenderKernel {
         },
         continueState: { new, old, _ in MovingPanStep.at(new).pointee.kernel.continueFrom(MovingPanStep.at(old).pointee.kernel) })
 }
+
+/// Several numbers a kernel takes together (a compressor's threshold, ratio, knee, makeup,
+/// attack, release and link): the control thread stores them under a sequence count (odd while
+/// it writes), the kernel reads them at the start of a block and keeps them only when the count
+/// was even and unchanged across the read — a set is never seen half written, and the kernel
+/// never waits (a read that overlaps a write is simply taken at the next block).
+package final class ValuesMotion {
+    let sequence: UnsafeAtomic<Int>
+    let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>>
+    package let count: Int
+
+    package init(_ initial: [Double]) {
+        count = initial.count
+        sequence = .create(0)
+        values = .allocate(capacity: max(1, count))
+        for (k, v) in initial.enumerated() { (values + k).initialize(to: .create(v.bitPattern)) }
+    }
+
+    deinit {
+        sequence.destroy()
+        for k in 0..<count { values[k].destroy() }
+        values.deallocate()
+    }
+
+    /// Stores a new set (control thread; `new.count` == `count`).
+    package func set(_ new: [Double]) {
+        let s = sequence.load(ordering: .relaxed)
+        sequence.store(s + 1, ordering: .sequentiallyConsistent)
+        for (k, v) in new.prefix(count).enumerated() { values[k].store(v.bitPattern, ordering: .sequentiallyConsistent) }
+        sequence.store(s + 2, ordering: .sequentiallyConsistent)
+    }
+
+    package var handle: Handle { Handle(sequence: sequence, values: values, count: count) }
+
+    package struct Handle {
+        let sequence: UnsafeAtomic<Int>
+        let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>>
+        let count: Int
+
+        /// Copies a complete new set into `into` and returns its sequence count, or nil when
+        /// nothing new was written since `seen` (or a write is under way). Audio thread.
+        #if TIMBRE_REALTIME_CHECKS
+        @_noLocks
+        #endif
+        func read(newerThan seen: Int, into: UnsafeMutablePointer<Double>) -> Int? {
+            let s1 = sequence.load(ordering: .sequentiallyConsistent)
+            guard s1 != seen, s1 & 1 == 0 else { return nil }
+            for k in 0..<count { into[k] = Double(bitPattern: values[k].load(ordering: .sequentiallyConsistent)) }
+            return sequence.load(ordering: .sequentiallyConsistent) == s1 ? s1 : nil
+        }
+    }
+}
