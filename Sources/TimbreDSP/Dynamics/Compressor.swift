@@ -62,7 +62,6 @@ public struct Compressor: @unchecked Sendable {
     // The settings the render loop reads (`settings` holds an array: reading it retains).
     var curve: CompressorCurve, link: Double
     let isRMS: Bool
-    let sampleRate: Double
     /// Channels the detector hears (the external key's, or the input's).
     let keyCount: Int
     /// The smoothed gain in dB per channel, then the detector's mean square per key channel.
@@ -82,7 +81,6 @@ public struct Compressor: @unchecked Sendable {
         if case .rms(let w) = settings.detector { rmsCoefficient = Self.coefficient(w, sampleRate) } else { rmsCoefficient = 0 }
         makeup = settings.effectiveMakeupDB
         curve = settings.curve; link = settings.link; isRMS = settings.detector != .peak
-        self.sampleRate = sampleRate
         latencyFrames = Int((settings.lookaheadSeconds * sampleRate).rounded())
         keyCount = settings.keyChannelCount(input: channelCount)
         state = .allocate(capacity: channelCount + keyCount)
@@ -96,7 +94,7 @@ public struct Compressor: @unchecked Sendable {
     }
 
     /// The one-pole coefficient of time constant `seconds` (0: no smoothing).
-    static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
+    public static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
 
     public func deallocate() {
         state.deallocate(); scratch.deallocate(); keyPointers.deallocate()
@@ -116,18 +114,19 @@ public struct Compressor: @unchecked Sendable {
         }
     }
 
-    /// New curve, makeup (nil: automatic), time constants and link for the running compressor
-    /// (a live edit): the smoothed gain goes on from where it is and follows the new curve with
-    /// the attack and release time constants, so the change is as smooth as any level change.
-    /// Real-time safe: arithmetic only.
+    /// New curve, makeup (nil: automatic), smoothing coefficients (``coefficient(_:_:)`` of
+    /// the attack and release times, worked out by the caller off the audio thread) and link for
+    /// the running compressor (a live edit): the smoothed gain goes on from where it is and
+    /// follows the new curve with the new time constants, so the change is as smooth as any
+    /// level change. Real-time safe: stores and arithmetic only.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public mutating func retune(curve: CompressorCurve, makeupDB: Double?, attackSeconds: Double, releaseSeconds: Double, link: Double) {
+    public mutating func retune(curve: CompressorCurve, makeupDB: Double?, attackCoefficient: Double, releaseCoefficient: Double, link: Double) {
         self.curve = curve
         makeup = makeupDB ?? curve.automaticMakeupDB
-        attack = Self.coefficient(attackSeconds, sampleRate)
-        release = Self.coefficient(releaseSeconds, sampleRate)
+        attack = attackCoefficient
+        release = releaseCoefficient
         self.link = link
     }
 

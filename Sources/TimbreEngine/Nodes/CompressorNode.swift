@@ -131,7 +131,7 @@ package enum CompressorNode: NodeDefinition {
         let keyBase = try node.keyBusBase(s.keyChannel)
         let latency = Int((settings.lookaheadSeconds * rate).rounded())
         let reduction = try node.gainReductionState().recorder
-        let motion = node.valuesMotion(CompressorStep.motionValues(s))
+        let motion = node.valuesMotion(CompressorStep.motionValues(s, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count, keyBase], carriesState: true)) {
             var step = CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
                                       reduction: reduction, keyBase: keyBase)
@@ -171,19 +171,20 @@ struct CompressorStep: RenderKernel {
     var seen = 0
     var read: UnsafeMutablePointer<Double>? = nil
 
-    /// Takes a new set of settings from the motion, if one was written. Audio thread.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
+    /// Takes a new set of settings from the motion, if one was written. Audio thread (a thunk
+    /// into `ValuesMotion.Handle.read` and `Compressor.retune`, each checked `@_noLocks`).
     mutating func follow() {
         guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
         seen = s
         compressor.retune(curve: CompressorCurve(thresholdDB: read[0], ratio: read[1], kneeDB: read[2]), makeupDB: read[3].isNaN ? nil : read[3],
-                          attackSeconds: read[4], releaseSeconds: read[5], link: read[6])
+                          attackCoefficient: read[4], releaseCoefficient: read[5], link: read[6])
     }
 
-    static func motionValues(_ s: CompressorSettings) -> [Double] {
-        [s.thresholdDB, s.ratio, s.kneeDB, s.makeupDB ?? .nan, s.attackMs / 1000, s.releaseMs / 1000, s.linkPercent / 100]
+    /// The values a motion carries: the curve, makeup (NaN: automatic), the attack and release
+    /// smoothing coefficients at `sampleRate` (worked out here, on the control thread), link.
+    static func motionValues(_ s: CompressorSettings, sampleRate: Double) -> [Double] {
+        [s.thresholdDB, s.ratio, s.kneeDB, s.makeupDB ?? .nan, Compressor.coefficient(s.attackMs / 1000, sampleRate),
+         Compressor.coefficient(s.releaseMs / 1000, sampleRate), s.linkPercent / 100]
     }
 
     static let operations = KernelOperations(

@@ -46,7 +46,7 @@ extension LiveEngine {
                 same.thresholdDB = y.thresholdDB; same.ratio = y.ratio; same.kneeDB = y.kneeDB; same.makeupDB = y.makeupDB
                 same.attackMs = y.attackMs; same.releaseMs = y.releaseMs; same.linkPercent = y.linkPercent
                 guard same == y else { return nil }
-                settingsMoves.append((motion, CompressorStep.motionValues(y)))
+                settingsMoves.append((motion, CompressorStep.motionValues(y, sampleRate: sampleRate)))
                 continue
             }
             if let motion = plan.valueMotions[b.path] {
