@@ -45,6 +45,24 @@ public enum ProcessRunner {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: errBox.data, as: UTF8.self))
     }
 
+    /// Starts a writer in `folder`, waits (up to 10 s) until `file` holds more than 16 KiB,
+    /// and kills it with SIGKILL: mid-write, not before it began (a fixed sleep lost that race
+    /// on a loaded machine). From Swift, not `sh -c "… & kill -9 $p; wait $p"`: a shell
+    /// started from a test thread inherits its blocked SIGCHLD, and a `wait` that came before
+    /// the child's death never returned.
+    public static func killMidWrite(_ tool: String, _ args: [String], in folder: String, file: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: folder)
+        p.standardInput = FileHandle.nullDevice; p.standardOutput = FileHandle.nullDevice; p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.size]) as? Int ?? 0) <= 16_384 { usleep(5_000) }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
     /// Runs a tool and throws ``Failed`` unless it exits 0; returns its stdout.
     @discardableResult
     public static func tool(_ executable: String, _ args: [String]) throws -> String {

@@ -29,3 +29,85 @@ public enum TruePeakReference {
         return 20 * log10(peak)
     }
 }
+
+extension TruePeakReference {
+    /// The ideal band-limited reconstruction, as the issue reports measure it: the signal with
+    /// silence either side (padded to a power of two at least twice its length), its spectrum
+    /// by a radix-2 FFT zero-filled to 16× (the Nyquist bin split between the two halves), the
+    /// inverse transform's largest magnitude. No window, no finite kernel: content right up to
+    /// Nyquist counts at its full level. Also returns where the peak lies (input frames).
+    /// The first and last `edges` frames are left out of the search: a signal cut off mid-way
+    /// (a sweep's or a Nyquist tone's last sample) rings there as any band-limited step does,
+    /// which is the cut's, not the signal's (the ringing is under −50 dB 200 frames away).
+    public static func idealDB(_ x: [Float], oversampling: Int = 16, edges: Int = 256) -> (dB: Double, at: Double) {
+        var n = 1
+        while n < 2 * x.count { n <<= 1 }
+        var re = [Double](repeating: 0, count: n), im = re
+        for (i, v) in x.enumerated() { re[i] = Double(v) }
+        RadixTwoFFT.transform(&re, &im, inverse: false)
+        let m = n * oversampling
+        var upRe = [Double](repeating: 0, count: m), upIm = upRe
+        for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
+        for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
+        upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
+        upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
+        RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
+        var peak = 0.0, at = 0
+        // The inverse is unnormalised: divide by n (the original length's normalisation).
+        for i in (edges * oversampling)..<max(edges * oversampling, (x.count - edges) * oversampling) where abs(upRe[i]) > peak { peak = abs(upRe[i]); at = i }
+        return (20 * log10(peak / Double(n)), Double(at) / Double(oversampling))
+    }
+}
+
+extension TruePeakReference {
+    /// ``idealDB(_:oversampling:edges:)`` for a steady signal: `x` (a power of two long) taken
+    /// as one period of a periodic one — no padding, so no cut at its ends.
+    public static func periodicDB(_ x: [Float], oversampling: Int = 16) -> Double {
+        let n = x.count
+        precondition(n >= 2 && n & (n - 1) == 0)
+        var re = x.map(Double.init), im = [Double](repeating: 0, count: n)
+        RadixTwoFFT.transform(&re, &im, inverse: false)
+        let m = n * oversampling
+        var upRe = [Double](repeating: 0, count: m), upIm = upRe
+        for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
+        for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
+        upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
+        upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
+        RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
+        return 20 * log10(upRe.map(abs).max()! / Double(n))
+    }
+}
+
+/// An in-place iterative radix-2 FFT (Cooley–Tukey, decimation in time), Double precision, for
+/// the tests' independent references. `inverse` uses e^{+i…} and does not scale.
+public enum RadixTwoFFT {
+    public static func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
+        let n = re.count
+        precondition(n > 0 && n & (n - 1) == 0 && im.count == n)
+        var j = 0
+        for i in 1..<n {
+            var bit = n >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j |= bit
+            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+        }
+        var length = 2
+        while length <= n {
+            let angle = (inverse ? 2 : -2) * Double.pi / Double(length)
+            let half = length / 2
+            // Twiddles computed directly per index (no recurrence drift).
+            let wr = (0..<half).map { cos(angle * Double($0)) }, wi = (0..<half).map { sin(angle * Double($0)) }
+            var start = 0
+            while start < n {
+                for k in 0..<half {
+                    let a = start + k, b = a + half
+                    let tr = re[b] * wr[k] - im[b] * wi[k], ti = re[b] * wi[k] + im[b] * wr[k]
+                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                    re[a] += tr; im[a] += ti
+                }
+                start += length
+            }
+            length <<= 1
+        }
+    }
+}

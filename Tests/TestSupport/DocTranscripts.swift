@@ -126,7 +126,7 @@ public enum DocFixtures {
         let header = take.range(of: Data("data".utf8)).map { take[..<$0.lowerBound] } ?? take.prefix(36)
         _ = FileManager.default.createFile(atPath: d + "/takes/broken.wav", contents: header)
         // What a recorder killed mid-write leaves: sox's header announces ~2 GiB.
-        _ = try ProcessRunner.run("/bin/sh", ["-c", "cd '\(d)' && (sox -n -r 48000 -c 2 -b 24 crashed.wav synth 600 sine 440 & p=$!; sleep 0.2; kill -9 $p; wait $p) 2>/dev/null; true"])
+        try ProcessRunner.killMidWrite("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", "crashed.wav", "synth", "600", "sine", "440"], in: d, file: "crashed.wav")
         write("notes.wav", "These are my notes, not audio.\n")
         write("vocal.json", #"{"version": 1, "name": "vocal", "chain": [{"type": "eq", "bands": [{}, {}, {}, {"frequency": 3000, "gain": 25}]}]}"#)
         write("my.json", #"{"version": 1, "name": "mine", "chain": [{"type": "highpass", "frequency": 80}, {"type": "peak", "frequency": 3000, "gain": 2}]}"#)

@@ -18,7 +18,7 @@ struct RepairCLITests {
     /// of the same sox command run to the end.
     @Test func soxKilledMidWrite() throws {
         let d = try CLI.tempDir()
-        _ = try ProcessRunner.run("/bin/sh", ["-c", "cd '\(d)' && (sox -n -r 48000 -c 2 -b 24 killed.wav synth 600 sine 440 & p=$!; \(Self.untilWritten("killed.wav")); kill -9 $p; wait $p) 2>/dev/null; true"])
+        try ProcessRunner.killMidWrite("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", "killed.wav", "synth", "600", "sine", "440"], in: d, file: "killed.wav")
         let before = Self.bytes(d + "/killed.wav")
         try #require(before.count > 44, "sox wrote \(before.count) bytes before it was killed")
         let report = try CLI.run(["repair", d + "/killed.wav"])
@@ -39,16 +39,10 @@ struct RepairCLITests {
         #expect(Int(soxi) == frames)
     }
 
-    /// A shell loop that waits (up to 10 s) until `file` holds more than 16 KiB: the writer is
-    /// killed mid-write, not before it began (a fixed sleep lost that race on a loaded machine).
-    static func untilWritten(_ file: String) -> String {
-        "i=0; while [ $(stat -c %s \(file) 2>/dev/null || echo 0) -le 16384 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done"
-    }
-
     /// arecord (ALSA's null device) killed mid-write: a 16-bit WAV whose sizes say 2 GiB.
     @Test func arecordKilledMidWrite() throws {
         let d = try CLI.tempDir()
-        _ = try ProcessRunner.run("/bin/sh", ["-c", "cd '\(d)' && (arecord -q -D null -f S16_LE -r 48000 -c 2 ar.wav & p=$!; \(Self.untilWritten("ar.wav")); kill -9 $p; wait $p) 2>/dev/null; true"])
+        try ProcessRunner.killMidWrite("/usr/bin/arecord", ["-q", "-D", "null", "-f", "S16_LE", "-r", "48000", "-c", "2", "ar.wav"], in: d, file: "ar.wav")
         let before = Self.bytes(d + "/ar.wav")
         try #require(before.count > 44, "arecord wrote \(before.count) bytes before it was killed")
         let r = try CLI.run(["repair", d + "/ar.wav", "-o", d + "/ar-fixed.wav", "--json"])

@@ -62,11 +62,15 @@ float timbre_true_peak_block(const float *taps, int phases, float *state, const 
 /// `quiet` in magnitude is not reconstructed and its frames get `bound` — the caller's proof
 /// that no value there can exceed it (max |x| × the taps' largest absolute sum × 9/8, the
 /// parabola vertex's largest rise). 0: every frame exact.
-void timbre_true_peak_frames(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
-                             float quiet, float bound);
+/// `high` (NULL: none): 56 taps of a type IV high-pass scaled by the limiter's allowance
+/// factor; the magnitude of its output, held over each frame's interval and three either side,
+/// is added to the frame's value (the allowance for content near Nyquist, which the
+/// interpolator attenuates). `quiet` must then also cover the allowance (Σ|high| per unit).
+void timbre_true_peak_frames(const float *taps, const float *high, int phases, float *state, const float *x, size_t frames,
+                             float *out, float quiet, float bound);
 /// The portable path of `timbre_true_peak_frames`, always (tests compare the dispatched one with it).
-void timbre_true_peak_frames_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float *out,
-                                      float quiet, float bound);
+void timbre_true_peak_frames_portable(const float *taps, const float *high, int phases, float *state, const float *x, size_t frames,
+                                      float *out, float quiet, float bound);
 /// The portable path of `timbre_true_peak_block`, always (tests compare the dispatched one with it).
 float timbre_true_peak_block_portable(const float *taps, int phases, float *state, const float *x, size_t frames, float peak, float gain);
 
