@@ -28,7 +28,7 @@ BIN := .build/$(CONFIG)/timbre
 endif
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps bench-deps build test demo presets check-presets clean help benchmark bench-compare rtsan tsan embed-check docs-check
+.PHONY: all deps bench-deps build test demo presets schema check-presets clean help benchmark bench-compare rtsan tsan embed-check docs-check
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -75,6 +75,12 @@ endif
 
 ## Regenerate the presets embedded in the CLI after editing Presets/*.json.
 presets:
+	python3 scripts/embed-presets.py
+
+## The node kinds' ranges and defaults written into the preset schema from the catalog
+## (ParameterSpec; `timbre presets schema`), then embedded for the web page.
+schema: build
+	python3 scripts/write-schema.py $(BIN)
 	python3 scripts/embed-presets.py
 
 check-presets:

@@ -132,20 +132,20 @@ public final class MIDIMapper {
         return (m.value(at: x, range: fallback) * 1e6).rounded() / 1e6
     }
 
-    /// The range and curve `learn <path>` uses when none is given: the parameter's own
-    /// (frequencies and Q on a log curve), or nil for a parameter without an obvious one.
+    /// The range and curve `learn <path>` uses when none is given: the node parameter's own
+    /// from the catalog (`ParameterSpec.knobRange`; a logarithmic scale learns on a log
+    /// curve), the graph's own below, a switch's 0…1; nil for anything else.
     public static func defaultRange(_ path: String, in preset: Preset) -> (ClosedRange<Double>, MIDIMapping.Curve)? {
-        let node = String(path.prefix { $0 != "." })
-        let type = preset.allNodes.first { $0.id == node }?.kind.typeName
+        if let spec = NodeCatalog.parameterSpec(forPath: path, in: preset) {
+            return (spec.knobRange, spec.scale == .logarithmic ? .log : .linear)
+        }
+        // The graph's own: channel, group and master volume and pan, a sine source's frequency,
+        // a player's rate.
         switch parameterName(path) {
-        case "frequency": return (ParameterRanges.frequencyHz, .log)
-        case "q": return (ParameterRanges.q, .log)
-        case "gain": return (type == "gain" ? -60...12 : ParameterRanges.gainDB, .linear)
         case "volume": return (ParameterRanges.volume, .linear)
         case "pan": return (ParameterRanges.pan, .linear)
-        case "semitones": return (ParameterRanges.pitchSemitones, .linear)
-        case "threshold": return (-60...0, .linear)
-        case "ratio": return (1...20, .log)
+        case "frequency": return (ParameterRanges.frequencyHz, .log)
+        case "rate": return (ParameterRanges.playerRate, .log)
         case let name where ParameterRanges.switchParameters.contains(name): return (0...1, .linear)
         default: return nil
         }

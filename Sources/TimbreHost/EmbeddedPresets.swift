@@ -1117,8 +1117,7 @@ package enum EmbeddedPresets {
             {
               "type": "number",
               "minimum": 1,
-              "maximum": 100,
-              "default": 2
+              "maximum": 100
             },
             {
               "const": "inf"

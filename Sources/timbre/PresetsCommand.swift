@@ -7,7 +7,7 @@ import TimbrePlugins
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presets", abstract: "List, validate, show and import presets.",
-        subcommands: [List.self, Validate.self, Show.self, Import.self])
+        subcommands: [List.self, Validate.self, Show.self, Import.self, Parameters.self, Schema.self])
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -36,6 +36,28 @@ struct PresetsCommand: ParsableCommand {
             }
             print("\(output): \(preset.name), \(preset.allNodes.count) nodes")
             for line in preset.outline { print(line) }
+        }
+    }
+
+    struct Parameters: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every node kind's numeric parameters: range, unit, default, scale, and whether a live set moves it in the running kernel.")
+        @Flag(name: .long, help: "As JSON.") var json = false
+        func run() throws {
+            if json { print(NodeCatalog.parameterJSON.jsonText) } else { NodeCatalog.parameterTable.forEach { print($0) } }
+        }
+    }
+
+    struct Schema: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the preset JSON Schema with the catalog's ranges and defaults written in (make schema writes it to Presets/).")
+        @Argument(help: "The schema to start from (its structure and prose are kept; default: the one built in).") var template: String?
+        func run() throws {
+            let label = template ?? "the built-in schema"
+            guard let data = template.map({ FileManager.default.contents(atPath: $0) }) ?? Data(EmbeddedPresets.schema.utf8),
+                  let schema = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { throw HostError.usage("\(label): not a JSON object") }
+            do { print(try PresetSchemaNumbers.text(try PresetSchemaNumbers.refresh(schema)), terminator: "") }
+            catch { throw HostError.usage("\(label): \(error)") }
         }
     }
 

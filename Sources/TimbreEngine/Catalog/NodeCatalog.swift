@@ -55,3 +55,44 @@ extension NodeKind {
     /// The JSON `type` of this node.
     public var typeName: String { definition.typeName(ofAny: parameters) }
 }
+
+extension NodeCatalog {
+    /// Every kind's parameters, by its first JSON `type`.
+    package static var parameterSpecs: [(type: String, specs: [ParameterSpec])] {
+        definitions.map { ($0.typeNames.count > 3 ? $0.typeNames[0] + "/…" : $0.typeNames.joined(separator: "/"), $0.parameterSpecs) }
+    }
+
+    /// The spec of the parameter a live path names (`eq.bands[2].gain`, `trim.gain`) in
+    /// `preset`, by its node's kind; nil for graph paths and unknown keys.
+    package static func parameterSpec(forPath path: String, in preset: Preset) -> ParameterSpec? {
+        let node = String(path.prefix { $0 != "." })
+        guard let kind = preset.allNodes.first(where: { $0.id == node })?.kind else { return nil }
+        // `bands[2].gain` → `bands[].gain`
+        let key = String(path.dropFirst(node.count + 1)).replacingOccurrences(of: #"\[[0-9]+\]"#, with: "[]", options: .regularExpression)
+        return kind.definition.parameterSpecs.first { $0.key == key }
+    }
+
+    /// `timbre presets parameters`: a line per parameter (type, key, range and unit, default,
+    /// scale, whether it moves live).
+    package static var parameterTable: [String] {
+        var lines = ["type                  key                 range                     default   scale         live"]
+        for (type, specs) in parameterSpecs {
+            var seen = Set<String>()
+            for s in specs where seen.insert(s.key).inserted {
+                let range = "\(JSONValue.number(s.range.lowerBound).brief)…\(JSONValue.number(s.range.upperBound).brief) \(s.unit)"
+                lines.append([type.padding(21), s.key.padding(19), range.padding(25), (s.defaultValue.map { JSONValue.number($0).brief } ?? "—").padding(9),
+                              s.scale.rawValue.padding(13), s.movesLive ? "in kernel" : "new plan"].joined(separator: " "))
+            }
+        }
+        return lines
+    }
+
+    /// `timbre presets parameters --json`.
+    package static var parameterJSON: JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: parameterSpecs.map { ($0.type, JSONValue.array($0.specs.map(\.json))) }))
+    }
+}
+
+private extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : padding(toLength: width, withPad: " ", startingAt: 0) }
+}

@@ -8,6 +8,9 @@ package protocol NodeDefinition: Sendable {
     associatedtype Parameters: NodeParameters
     /// The JSON `type` values this kind decodes (`"highpass"`, `"peak"`, … for filters).
     static var typeNames: [String] { get }
+    /// Its numeric parameters as data (``ParameterSpec``): the schema's numbers, MIDI `learn`
+    /// ranges and the page's controls follow from them.
+    static var parameterSpecs: [ParameterSpec] { get }
     /// The `type` a node with these settings is written with.
     static func typeName(of parameters: Parameters) -> String
     /// Reads the node's own keys (not `type`, `id`, `bypass`); every error names its JSON path.

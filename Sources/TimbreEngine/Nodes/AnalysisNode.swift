@@ -32,6 +32,10 @@ extension NodeKind {
 
 package enum AnalysisNode: NodeDefinition {
     package static let typeNames = ["meter", "loudness", "spectrum"]
+    package static let parameterSpecs = [
+        ParameterSpec("fftSize", range: 256...32768, default: 4096, scale: .logarithmic, in: ["analysisNode"]),
+        ParameterSpec("averaging", unit: "s", range: 0...60, default: 0.3, in: ["analysisNode"]),
+    ]
     package static func typeName(of s: AnalysisSettings) -> String { s.kind.rawValue }
 
     package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> AnalysisSettings {

@@ -67,6 +67,20 @@ package enum CompressorNode: NodeDefinition {
     package static let typeNames = ["compressor", "deesser"]
     package static func typeName(of s: CompressorSettings) -> String { s.isDeEsser ? "deesser" : "compressor" }
 
+    /// The compressor's defaults (a de-esser's differ: threshold −30, ratio 4, knee 3, attack 1,
+    /// release 60). The window and lookahead change the detector and the latency: a new plan.
+    package static let parameterSpecs = [
+        ParameterSpec("threshold", unit: "dB", range: Range.threshold, default: -20, scale: .decibel, movesLive: true, controlRange: -60...0, in: ["compressorNode"]),
+        ParameterSpec("ratio", unit: ":1", range: Range.ratio, default: 4, scale: .logarithmic, movesLive: true, controlRange: 1...20, in: ["compressorNode"]),
+        ParameterSpec("knee", unit: "dB", range: Range.knee, default: 6, scale: .decibel, movesLive: true, in: ["compressorNode"]),
+        ParameterSpec("attack", unit: "ms", range: Range.attack, default: 10, movesLive: true, in: ["compressorNode"]),
+        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, movesLive: true, in: ["compressorNode"]),
+        ParameterSpec("makeup", unit: "dB", range: Range.makeup, default: 0, scale: .decibel, movesLive: true, in: ["compressorNode"]),
+        ParameterSpec("window", unit: "ms", range: Range.window, default: 10, in: ["compressorNode"]),
+        ParameterSpec("link", unit: "%", range: Range.link, default: 100, movesLive: true, in: ["compressorNode"]),
+        ParameterSpec("lookahead", unit: "ms", range: Range.lookahead, default: 0, in: ["compressorNode"]),
+    ]
+
     /// The keys' ranges (the schema file states the same; a test compares).
     package enum Range {
         package static let threshold: ClosedRange<Double> = -80...0

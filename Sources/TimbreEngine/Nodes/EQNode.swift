@@ -38,6 +38,12 @@ extension NodeKind {
 
 package enum EQNode: NodeDefinition {
     package static let typeNames = ["eq"]
+    /// Each band's; a band left out is flat at its place of the ten default centres.
+    package static let parameterSpecs = [
+        ParameterSpec("bands[].frequency", unit: "Hz", range: ParameterRanges.frequencyHz, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
+        ParameterSpec("bands[].gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["eqNode"]),
+        ParameterSpec("bands[].q", range: ParameterRanges.q, default: ParameterRanges.defaultEQQ, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
+    ]
     package static func typeName(of _: EQSettings) -> String { "eq" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> EQSettings {

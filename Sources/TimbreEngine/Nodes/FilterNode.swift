@@ -14,6 +14,17 @@ extension NodeKind {
 
 package enum FilterNode: NodeDefinition {
     package static let typeNames = FilterType.allCases.map(\.rawValue)
+    /// Frequency and Q of every type, gain of the bells and shelves; the defaults differ by
+    /// type (a high-pass at 80 Hz, a low-pass at 12 kHz, the rest at 1 kHz), so only the
+    /// definitions with one default state it.
+    package static let parameterSpecs = [
+        ParameterSpec("frequency", unit: "Hz", range: ParameterRanges.frequencyHz, scale: .logarithmic, movesLive: true, in: ["passNode"]),
+        ParameterSpec("q", range: ParameterRanges.q, scale: .logarithmic, movesLive: true, in: ["passNode"]),
+        ParameterSpec("frequency", unit: "Hz", range: ParameterRanges.frequencyHz, default: ParameterRanges.defaultCenterHz, scale: .logarithmic,
+                      movesLive: true, in: ["bellNode", "plainNode"]),
+        ParameterSpec("gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["bellNode"]),
+        ParameterSpec("q", range: ParameterRanges.q, default: 0.7071, scale: .logarithmic, movesLive: true, in: ["bellNode", "plainNode"]),
+    ]
 
     package static func typeName(of d: FilterDesign) -> String { d.type.rawValue }
 

@@ -19,6 +19,12 @@ package enum GainNode: NodeDefinition {
     package static let typeNames = ["gain"]
     package static func typeName(of _: GainSettings) -> String { "gain" }
 
+    package static let parameterSpecs = [
+        ParameterSpec("gain", unit: "dB", range: ParameterRanges.gainNodeDB, default: 0, scale: .decibel, movesLive: true,
+                      controlRange: -60...12, in: ["gainNode"]),
+        ParameterSpec("volume", range: ParameterRanges.volume, movesLive: true, in: ["gainNode"]),
+    ]
+
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> GainSettings {
         let g = try o.optional("gain"), v = try o.optional("volume")
         if g != nil && v != nil { throw PresetError(path: path, "give either \"gain\" (dB) or \"volume\" (0…1), not both") }

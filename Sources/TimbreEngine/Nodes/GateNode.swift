@@ -54,6 +54,18 @@ extension NodeKind {
 
 package enum GateNode: NodeDefinition {
     package static let typeNames = ["gate", "expander"]
+
+    /// The gate's defaults (an expander's differ: ratio 2, range 20, threshold −40 …).
+    package static let parameterSpecs = [
+        ParameterSpec("threshold", unit: "dB", range: Range.threshold, default: -50, scale: .decibel, in: ["gateNode"]),
+        ParameterSpec("ratio", unit: "1:n", range: Range.ratio, scale: .logarithmic, in: ["gateNode"]),  // default "inf" (a gate)
+        ParameterSpec("range", unit: "dB", range: Range.range, default: 60, scale: .decibel, in: ["gateNode"]),
+        ParameterSpec("attack", unit: "ms", range: Range.attack, default: 1, in: ["gateNode"]),
+        ParameterSpec("hold", unit: "ms", range: Range.hold, default: 50, in: ["gateNode"]),
+        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, in: ["gateNode"]),
+        ParameterSpec("hysteresis", unit: "dB", range: Range.hysteresis, default: 3, scale: .decibel, in: ["gateNode"]),
+        ParameterSpec("link", unit: "%", range: Range.link, default: 100, in: ["gateNode"]),
+    ]
     package static func typeName(of s: GateSettings) -> String { s.isExpander ? "expander" : "gate" }
 
     /// The keys' ranges (the schema file states the same; a test compares).

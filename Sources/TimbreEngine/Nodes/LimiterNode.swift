@@ -35,6 +35,13 @@ package enum LimiterNode: NodeDefinition {
     package static let typeNames = ["limiter"]
     package static func typeName(of _: LimiterSettings) -> String { "limiter" }
 
+    package static let parameterSpecs = [
+        ParameterSpec("ceiling", unit: "dBTP", range: Range.ceiling, default: -1, scale: .decibel, in: ["limiterNode"]),
+        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, in: ["limiterNode"]),
+        ParameterSpec("lookahead", unit: "ms", range: Range.lookahead, default: 2, in: ["limiterNode"]),
+        ParameterSpec("link", unit: "%", range: Range.link, default: 100, in: ["limiterNode"]),
+    ]
+
     /// The keys' ranges (the schema file states the same; a test compares).
     package enum Range {
         package static let ceiling: ClosedRange<Double> = -20...0

@@ -16,6 +16,7 @@ extension NodeKind {
 
 package enum PanNode: NodeDefinition {
     package static let typeNames = ["pan"]
+    package static let parameterSpecs = [ParameterSpec("pan", range: ParameterRanges.pan, default: 0, movesLive: true, in: ["panNode"])]
     package static func typeName(of _: PanSettings) -> String { "pan" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> PanSettings {

@@ -18,6 +18,10 @@ extension NodeKind {
 
 package enum PitchNode: NodeDefinition {
     package static let typeNames = ["pitch"]
+    package static let parameterSpecs = [
+        ParameterSpec("semitones", unit: "semitones", range: ParameterRanges.pitchSemitones, default: 0, in: ["pitchNode"]),
+        ParameterSpec("cents", unit: "cents", range: ParameterRanges.pitchCents, default: 0, in: ["pitchNode"]),
+    ]
     package static func typeName(of _: PitchSettings) -> String { "pitch" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> PitchSettings {

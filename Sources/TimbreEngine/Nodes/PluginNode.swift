@@ -13,6 +13,8 @@ extension NodeKind {
 
 package enum PluginNode: NodeDefinition {
     package static let typeNames = ["plugin"]
+    /// None of its own: a plugin's controls are its ports, listed by `timbre plugins info`.
+    package static let parameterSpecs: [ParameterSpec] = []
     package static func typeName(of _: PluginSpec) -> String { "plugin" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> PluginSpec {
