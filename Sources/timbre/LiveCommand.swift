@@ -58,7 +58,8 @@ struct LiveCommand: ParsableCommand {
         client that sends /timbre/subscribe receives them as /timbre/event \
         s:kind s:id.
 
-        Filter, EQ, gain, pan, volume, mute, solo and compressor values move inside the \
+        Filter, EQ, gain, pan, volume, mute, solo, compressor and limiter-ceiling values \
+        (timbre presets parameters lists them) move inside the \
         running kernels; other changes crossfade over 15 ms to a new plan, so nothing \
         clicks. \
         An invalid command, datagram or preset is reported (at most 10 errors a \

@@ -26,8 +26,9 @@ import Foundation
 /// side of every peak up inside the frames where the average is at or below that peak's gain. (Signalsmith Audio, "Designing a straightforward limiter", 2022, for the
 /// minimum-then-average construction.) The inter-sample values of the output also depend on
 /// the gain's slope across the span; ``Settings/marginDB`` (0.05 dB by default) keeps the
-/// detector's own under-read and that effect below the ceiling, as the tests measure with an
-/// independent 16× reconstruction.
+/// detector's own under-read and that effect below the ceiling, and the detector's high-band
+/// allowance covers what its interpolator cannot see near Nyquist (see
+/// ``InterSamplePeakDetector``), as the tests measure with the ideal 16× reconstruction.
 ///
 /// With ``Settings/samplePeak`` it holds the samples only, as sample-peak limiters do (ffmpeg's
 /// `alimiter`, LSP's limiter without oversampling): no detector (the peak of frame n is |x[n]|),
@@ -63,8 +64,10 @@ public struct TruePeakLimiter: @unchecked Sendable {
     /// One gain for every channel (mono, or `link` = 1): worked out once, from the loudest
     /// channel, into row 0 (the other rows' state is unused).
     let sharedGain: Bool
-    let ceiling: Float
-    let releaseCoefficient: Float
+    /// The detector's aim (ceiling less the margin) as a factor, and the release's smoothing
+    /// coefficient: the two settings a live edit moves in place (``retune(ceiling:releaseCoefficient:)``).
+    private(set) var ceiling: Float
+    private(set) var releaseCoefficient: Float
     let detector: InterSamplePeakDetector
     /// Per row: the running maximum of its peaks over H frames.
     let holds: UnsafeMutablePointer<PeakHold>
@@ -99,8 +102,8 @@ public struct TruePeakLimiter: @unchecked Sendable {
         sharedGain = channelCount == 1 || settings.link >= 1
         latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames, samplePeak: settings.samplePeak)
         precondition(latencyFrames == lookaheadFrames - 1 + d + k)
-        ceiling = Float(pow(10, (settings.ceilingDB - settings.marginDB) / 20))
-        releaseCoefficient = settings.releaseSeconds > 0 ? Float(exp(-1 / (settings.releaseSeconds * sampleRate))) : 0
+        ceiling = Self.ceilingFactor(ceilingDB: settings.ceilingDB, marginDB: settings.marginDB)
+        releaseCoefficient = Self.releaseCoefficient(seconds: settings.releaseSeconds, sampleRate: sampleRate)
         detector = InterSamplePeakDetector(channelCount: channelCount)
         holds = .allocate(capacity: channelCount)
         for c in 0..<channelCount { (holds + c).initialize(to: PeakHold(span: holdFrames)) }
@@ -115,6 +118,27 @@ public struct TruePeakLimiter: @unchecked Sendable {
         scratch.initialize(repeating: 0, count: (2 * channelCount + 4) * maximumBlockFrames)
         delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
         reset()
+    }
+
+    /// The detector's aim for a ceiling in dB: the ceiling less the margin, as a factor.
+    public static func ceilingFactor(ceilingDB: Double, marginDB: Double = 0.05) -> Float { Float(pow(10, (ceilingDB - marginDB) / 20)) }
+
+    /// The release's per-frame smoothing coefficient (0 for an instant release).
+    public static func releaseCoefficient(seconds: Double, sampleRate: Double) -> Float {
+        seconds > 0 ? Float(exp(-1 / (seconds * sampleRate))) : 0
+    }
+
+    /// A new ceiling and release, from the next block on (audio thread; both worked out on the
+    /// control thread by ``ceilingFactor(ceilingDB:marginDB:)`` and
+    /// ``releaseCoefficient(seconds:sampleRate:)``). The gains already averaged move to the new
+    /// ceiling over the lookahead (the average's length) and the release: a ceiling lowered
+    /// mid-stream reaches its new value within the lookahead, never jumps.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public mutating func retune(ceiling: Float, releaseCoefficient: Float) {
+        self.ceiling = ceiling
+        self.releaseCoefficient = releaseCoefficient
     }
 
     /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16 on true

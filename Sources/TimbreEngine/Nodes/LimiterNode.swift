@@ -36,8 +36,8 @@ package enum LimiterNode: NodeDefinition {
     package static func typeName(of _: LimiterSettings) -> String { "limiter" }
 
     package static let parameterSpecs = [
-        ParameterSpec("ceiling", unit: "dBTP", range: Range.ceiling, default: -1, scale: .decibel, in: ["limiterNode"]),
-        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, in: ["limiterNode"]),
+        ParameterSpec("ceiling", unit: "dBTP", range: Range.ceiling, default: -1, scale: .decibel, movesLive: true, in: ["limiterNode"]),
+        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, movesLive: true, in: ["limiterNode"]),
         ParameterSpec("lookahead", unit: "ms", range: Range.lookahead, default: 2, in: ["limiterNode"]),
         ParameterSpec("link", unit: "%", range: Range.link, default: 100, in: ["limiterNode"]),
     ]
@@ -78,8 +78,14 @@ package enum LimiterNode: NodeDefinition {
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
         let reduction = try node.gainReductionState().recorder
+        let motion = node.valuesMotion(LimiterStep.motionValues(s, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead, s.samplePeak ? 1 : 0], carriesState: true)) {
-            LimiterStep(limiter: TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
+            var step = LimiterStep(limiter: TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
+            if let motion {
+                step.motion = motion.handle
+                step.read = .allocate(capacity: motion.count)
+            }
+            return step
         }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: s.samplePeak))
     }
 
@@ -91,10 +97,31 @@ package enum LimiterNode: NodeDefinition {
 
 /// A `limiter` node's step: the limiter, and its gain reduction published per block.
 struct LimiterStep: RenderKernel {
-    let limiter: TruePeakLimiter
+    var limiter: TruePeakLimiter
     let reduction: GainReductionRecorder
+    /// In a live plan: the ceiling (as the detector's factor) and the release coefficient moved
+    /// in place (``ValuesMotion``), the count last taken, and room to read them.
+    var motion: ValuesMotion.Handle? = nil
+    var seen = 0
+    var read: UnsafeMutablePointer<Double>? = nil
+
+    /// Takes a new ceiling and release from the motion, if one was written (audio thread).
+    mutating func follow() {
+        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
+        seen = s
+        limiter.retune(ceiling: Float(read[0]), releaseCoefficient: Float(read[1]))
+    }
+
+    /// The values a motion carries, worked out on the control thread.
+    static func motionValues(_ s: LimiterSettings, sampleRate: Double) -> [Double] {
+        let k = s.kernelSettings
+        return [Double(TruePeakLimiter.ceilingFactor(ceilingDB: k.ceilingDB, marginDB: k.marginDB)),
+                Double(TruePeakLimiter.releaseCoefficient(seconds: k.releaseSeconds, sampleRate: sampleRate))]
+    }
+
     static let operations = KernelOperations(
         process: { k, b in
+            LimiterStep.at(k).pointee.follow()
             let step = LimiterStep.at(k), frames = b.block.pointee.frameCount
             step.pointee.limiter.process(b.block.pointee.channels, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.limiter.lowestGainDB(frameCount: frames)) }
@@ -102,5 +129,5 @@ struct LimiterStep: RenderKernel {
         continueState: { new, old, _ in LimiterStep.at(new).pointee.limiter.continueFrom(LimiterStep.at(old).pointee.limiter) },
         reset: { k in LimiterStep.at(k).pointee.limiter.reset() },
         clearNonFinite: { k in LimiterStep.at(k).pointee.limiter.clearNonFinite() })
-    func release() { limiter.deallocate() }
+    func release() { limiter.deallocate(); read?.deallocate() }
 }

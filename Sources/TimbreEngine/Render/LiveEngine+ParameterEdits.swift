@@ -49,6 +49,14 @@ extension LiveEngine {
                 settingsMoves.append((motion, CompressorStep.motionValues(y, sampleRate: sampleRate)))
                 continue
             }
+            if let motion = plan.valuesMotions[b.path], let x = a.kind.settings(as: LimiterSettings.self), let y = b.kind.settings(as: LimiterSettings.self) {
+                // The ceiling and release move; lookahead, link and detector are structure.
+                var same = x
+                same.ceilingDB = y.ceilingDB; same.releaseMs = y.releaseMs
+                guard same == y else { return nil }
+                settingsMoves.append((motion, LimiterStep.motionValues(y, sampleRate: sampleRate)))
+                continue
+            }
             if let motion = plan.valueMotions[b.path] {
                 if let g = b.kind.settings(as: GainSettings.self), a.kind.settings(as: GainSettings.self) != nil { values.append((motion, g.linear)); continue }
                 if let p = b.kind.settings(as: PanSettings.self), a.kind.settings(as: PanSettings.self) != nil { values.append((motion, p.pan)); continue }
