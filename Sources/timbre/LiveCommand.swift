@@ -58,7 +58,7 @@ struct LiveCommand: ParsableCommand {
         client that sends /timbre/subscribe receives them as /timbre/event \
         s:kind s:id.
 
-        Filter, EQ, gain, pan, volume, mute, solo, compressor and limiter-ceiling values \
+        Filter, EQ, gain, pan, volume, mute, solo, compressor, limiter and gate values \
         (timbre presets parameters lists them) move inside the \
         running kernels; other changes crossfade over 15 ms to a new plan, so nothing \
         clicks. \

@@ -30,7 +30,7 @@ import TimbreTestSupport
     }
 
     @Test func continuousParametersMoveInPlaceAndStructureSwapsPlans() throws {
-        let engine = try Self.engine(#"{"type": "eq", "id": "eq", "bands": [{"frequency": 200}, {"frequency": 2000, "gain": 3}]}, {"type": "highpass", "id": "hp", "frequency": 40, "slope": 24}, {"type": "gain", "id": "trim"}, {"type": "compressor", "id": "c"}, {"type": "pan", "id": "p"}, {"type": "limiter", "id": "lim"}"#)
+        let engine = try Self.engine(#"{"type": "eq", "id": "eq", "bands": [{"frequency": 200}, {"frequency": 2000, "gain": 3}]}, {"type": "highpass", "id": "hp", "frequency": 40, "slope": 24}, {"type": "gain", "id": "trim"}, {"type": "compressor", "id": "c"}, {"type": "pan", "id": "p"}, {"type": "limiter", "id": "lim"}, {"type": "gate", "id": "g"}"#)
         let d = Driver(engine, block: 256)
         _ = d.run(LiveEngineTests.sine(4800)[...])
         let plan = engine.plan
@@ -38,7 +38,8 @@ import TimbreTestSupport
                                         .set(address: "eq.bands[1].q", value: 3), .set(address: "hp.frequency", value: 80),
                                         .set(address: "eq.bands[0].gain", value: 0), .set(address: "trim.gain", value: -6),
                                         .set(address: "p.pan", value: -0.5), .set(address: "c.threshold", value: -30), .set(address: "c.makeup", value: 3),
-                                        .set(address: "lim.ceiling", value: -6), .set(address: "lim.release", value: 40)] {
+                                        .set(address: "lim.ceiling", value: -6), .set(address: "lim.release", value: 40),
+                                        .set(address: "g.threshold", value: -40), .set(address: "g.hold", value: 20), .set(address: "g.ratio", value: 4)] {
             let before = engine.plan.motions.mapValues(\.sections)
             #expect(try Self.path(engine, command) == .inKernel(nodes: 1), "\(command): motions \(before)")
             _ = d.run(LiveEngineTests.sine(480)[...])
@@ -52,12 +53,13 @@ import TimbreTestSupport
         #expect(engine.plan !== plan)
     }
 
-    /// Edits in kernel during a sine, then 0.5 s to settle: the last 0.25 s equal the offline
+    /// Edits in kernel (filters, EQ, gain, compressor, limiter, expander) during a sine, then
+    /// 0.5 s to settle: the last 0.25 s equal the offline
     /// render of the final document over the same input within 1e-6 (the filters' histories
     /// differ only in the decayed transient), at every block size tried.
     @Test(arguments: [1, 64, 1000])
     func settledLiveEqualsOfflineOfTheFinalDocument(block: Int) throws {
-        let chain = #"{"type": "eq", "id": "eq", "bands": [{"frequency": 300, "gain": -4}, {"frequency": 3000, "gain": 5, "q": 2}]}, {"type": "lowpass", "id": "lp", "frequency": 12000}, {"type": "gain", "id": "trim"}, {"type": "compressor", "id": "comp", "threshold": -20, "ratio": 3, "attack": 2, "release": 40}, {"type": "limiter", "id": "lim", "ceiling": -3}"#
+        let chain = #"{"type": "eq", "id": "eq", "bands": [{"frequency": 300, "gain": -4}, {"frequency": 3000, "gain": 5, "q": 2}]}, {"type": "lowpass", "id": "lp", "frequency": 12000}, {"type": "gain", "id": "trim"}, {"type": "compressor", "id": "comp", "threshold": -20, "ratio": 3, "attack": 2, "release": 40}, {"type": "limiter", "id": "lim", "ceiling": -3}, {"type": "expander", "id": "gate", "threshold": -30}"#
         let engine = try Self.engine(chain)
         let input = Signals.sine(72_000, hz: 440, amplitude: 0.3, rate: Self.rate).enumerated().map { $1 + 0.2 * Float(sin(Double($0) * 0.37)) }
         let d = Driver(engine, block: block)
@@ -65,7 +67,8 @@ import TimbreTestSupport
         let commands: [ControlCommand] = [.set(address: "eq.bands[1].frequency", value: 700), .set(address: "eq.bands[0].gain", value: 9),
                                           .set(address: "lp.frequency", value: 5000), .set(address: "eq.bands[1].q", value: 0.5), .set(address: "trim.gain", value: -3),
                                           .set(address: "comp.threshold", value: -14), .set(address: "comp.ratio", value: 6), .set(address: "comp.release", value: 80),
-                                          .set(address: "lim.ceiling", value: -9), .set(address: "lim.release", value: 30)]
+                                          .set(address: "lim.ceiling", value: -9), .set(address: "lim.release", value: 30),
+                                          .set(address: "gate.threshold", value: -12), .set(address: "gate.ratio", value: 3), .set(address: "gate.release", value: 50)]
         for (k, command) in commands.enumerated() {
             #expect(try Self.path(engine, command) == .inKernel(nodes: 1))
             live += d.run(input[(12_000 + k * 600)..<(12_600 + k * 600)])

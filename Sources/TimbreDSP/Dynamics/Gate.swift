@@ -56,9 +56,12 @@ public struct Gate: @unchecked Sendable {
 
     public let settings: Settings
     /// The settings the render loop reads (`settings` holds an array: reading it retains).
-    let law: StaticLaw
-    struct StaticLaw {
+    private(set) var law: StaticLaw
+    package struct StaticLaw {
         let thresholdDB: Double, ratio: Double, rangeDB: Double, hysteresisDB: Double
+        package init(thresholdDB: Double, ratio: Double, rangeDB: Double, hysteresisDB: Double) {
+            self.thresholdDB = thresholdDB; self.ratio = ratio; self.rangeDB = rangeDB; self.hysteresisDB = hysteresisDB
+        }
         @inline(__always) func gainDB(_ x: Double, wasOpen: Bool) -> Double {
             let t = wasOpen ? thresholdDB - hysteresisDB : thresholdDB
             if x >= t { return 0 }
@@ -68,7 +71,7 @@ public struct Gate: @unchecked Sendable {
     }
     public let channelCount: Int
     public let maximumBlockFrames: Int
-    let attack: Double, release: Double, holdFrames: Int, link: Double
+    private(set) var attack: Double, release: Double, holdFrames: Int, link: Double
     /// Channels the detector hears (the external key's, or the input's).
     let keyCount: Int
     /// Per channel: [0] the smoothed gain in dB, [1] 1 when open, [2] hold frames left.
@@ -85,8 +88,8 @@ public struct Gate: @unchecked Sendable {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
         self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
         law = StaticLaw(thresholdDB: settings.thresholdDB, ratio: settings.ratio, rangeDB: settings.rangeDB, hysteresisDB: settings.hysteresisDB)
-        attack = settings.attackSeconds > 0 ? exp(-1 / (settings.attackSeconds * sampleRate)) : 0
-        release = settings.releaseSeconds > 0 ? exp(-1 / (settings.releaseSeconds * sampleRate)) : 0
+        attack = Self.coefficient(settings.attackSeconds, sampleRate)
+        release = Self.coefficient(settings.releaseSeconds, sampleRate)
         holdFrames = Int((settings.holdSeconds * sampleRate).rounded())
         link = settings.link
         keyCount = settings.externalKeyChannels ?? channelCount
@@ -103,6 +106,19 @@ public struct Gate: @unchecked Sendable {
         keyPointers = .allocate(capacity: keyCount)
         for k in 0..<keyCount { keyPointers[k] = keyScratch + k * scratchFrames }
         reset()
+    }
+
+    /// A time constant's per-frame smoothing coefficient (0 for none).
+    package static func coefficient(_ seconds: Double, _ sampleRate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * sampleRate)) : 0 }
+
+    /// New threshold, ratio, range and hysteresis, attack and release coefficients, hold and
+    /// link, from the next block on (a live edit; audio thread: every value worked out on the
+    /// control thread). The smoothed gain, open state and hold carry on.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    package mutating func retune(law: StaticLaw, attack: Double, release: Double, holdFrames: Int, link: Double) {
+        self.law = law; self.attack = attack; self.release = release; self.holdFrames = holdFrames; self.link = link
     }
 
     public func deallocate() {

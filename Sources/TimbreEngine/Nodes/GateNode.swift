@@ -57,14 +57,14 @@ package enum GateNode: NodeDefinition {
 
     /// The gate's defaults (an expander's differ: ratio 2, range 20, threshold −40 …).
     package static let parameterSpecs = [
-        ParameterSpec("threshold", unit: "dB", range: Range.threshold, default: -50, scale: .decibel, in: ["gateNode"]),
-        ParameterSpec("ratio", unit: "1:n", range: Range.ratio, scale: .logarithmic, in: ["gateNode"]),  // default "inf" (a gate)
-        ParameterSpec("range", unit: "dB", range: Range.range, default: 60, scale: .decibel, in: ["gateNode"]),
-        ParameterSpec("attack", unit: "ms", range: Range.attack, default: 1, in: ["gateNode"]),
-        ParameterSpec("hold", unit: "ms", range: Range.hold, default: 50, in: ["gateNode"]),
-        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, in: ["gateNode"]),
-        ParameterSpec("hysteresis", unit: "dB", range: Range.hysteresis, default: 3, scale: .decibel, in: ["gateNode"]),
-        ParameterSpec("link", unit: "%", range: Range.link, default: 100, in: ["gateNode"]),
+        ParameterSpec("threshold", unit: "dB", range: Range.threshold, default: -50, scale: .decibel, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("ratio", unit: "1:n", range: Range.ratio, scale: .logarithmic, movesLive: true, in: ["gateNode"]),  // default "inf" (a gate)
+        ParameterSpec("range", unit: "dB", range: Range.range, default: 60, scale: .decibel, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("attack", unit: "ms", range: Range.attack, default: 1, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("hold", unit: "ms", range: Range.hold, default: 50, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("release", unit: "ms", range: Range.release, default: 100, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("hysteresis", unit: "dB", range: Range.hysteresis, default: 3, scale: .decibel, movesLive: true, in: ["gateNode"]),
+        ParameterSpec("link", unit: "%", range: Range.link, default: 100, movesLive: true, in: ["gateNode"]),
     ]
     package static func typeName(of s: GateSettings) -> String { s.isExpander ? "expander" : "gate" }
 
@@ -113,9 +113,15 @@ package enum GateNode: NodeDefinition {
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
         let keyBase = try node.keyBusBase(s.keyChannel)
         let reduction = try node.gainReductionState().recorder
+        let motion = node.valuesMotion(GateStep.motionValues(s, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels, keyBase, settings.keyFilter.count], carriesState: true)) {
-            GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
-                     reduction: reduction, keyBase: keyBase)
+            var step = GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
+                                reduction: reduction, keyBase: keyBase)
+            if let motion {
+                step.motion = motion.handle
+                step.read = .allocate(capacity: motion.count)
+            }
+            return step
         })
     }
 
@@ -134,12 +140,34 @@ package enum GateNode: NodeDefinition {
 
 /// A `gate` or `expander` node's step: the gate, and its gain reduction published per block.
 struct GateStep: RenderKernel {
-    let gate: Gate
+    var gate: Gate
     let reduction: GainReductionRecorder
     /// The first work channel of the key's bus (−1: the input keys itself).
     let keyBase: Int
+    /// In a live plan: threshold, ratio, range, hysteresis, the attack and release
+    /// coefficients, hold (frames) and link moved in place (``ValuesMotion``), the count last
+    /// taken, and room to read them.
+    var motion: ValuesMotion.Handle? = nil
+    var seen = 0
+    var read: UnsafeMutablePointer<Double>? = nil
+
+    /// Takes a new set of settings from the motion, if one was written (audio thread).
+    mutating func follow() {
+        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
+        seen = s
+        gate.retune(law: Gate.StaticLaw(thresholdDB: read[0], ratio: read[1], rangeDB: read[2], hysteresisDB: read[3]),
+                    attack: read[4], release: read[5], holdFrames: Int(read[6]), link: read[7])
+    }
+
+    /// The values a motion carries, worked out on the control thread.
+    static func motionValues(_ s: GateSettings, sampleRate: Double) -> [Double] {
+        [s.thresholdDB, s.ratio, s.rangeDB, s.hysteresisDB, Gate.coefficient(s.attackMs / 1000, sampleRate), Gate.coefficient(s.releaseMs / 1000, sampleRate),
+         (s.holdMs / 1000 * sampleRate).rounded(), s.linkPercent / 100]
+    }
+
     static let operations = KernelOperations(
         process: { k, b in
+            GateStep.at(k).pointee.follow()
             let step = GateStep.at(k), frames = b.block.pointee.frameCount, keyBase = step.pointee.keyBase
             step.pointee.gate.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.gate.lowestGainDB(frameCount: frames)) }
@@ -147,5 +175,5 @@ struct GateStep: RenderKernel {
         continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueFrom(GateStep.at(old).pointee.gate) },
         reset: { k in GateStep.at(k).pointee.gate.reset() },
         clearNonFinite: { k in GateStep.at(k).pointee.gate.clearNonFinite() })
-    func release() { gate.deallocate() }
+    func release() { gate.deallocate(); read?.deallocate() }
 }

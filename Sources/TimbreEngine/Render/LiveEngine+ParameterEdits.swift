@@ -49,6 +49,14 @@ extension LiveEngine {
                 settingsMoves.append((motion, CompressorStep.motionValues(y, sampleRate: sampleRate)))
                 continue
             }
+            if let motion = plan.valuesMotions[b.path], let x = a.kind.settings(as: GateSettings.self), let y = b.kind.settings(as: GateSettings.self) {
+                // Every number moves; the key and its filter are structure.
+                var same = y
+                same.keyChannel = x.keyChannel; same.keyFilter = x.keyFilter
+                guard same == y, x.isExpander == y.isExpander else { return nil }
+                settingsMoves.append((motion, GateStep.motionValues(y, sampleRate: sampleRate)))
+                continue
+            }
             if let motion = plan.valuesMotions[b.path], let x = a.kind.settings(as: LimiterSettings.self), let y = b.kind.settings(as: LimiterSettings.self) {
                 // The ceiling and release move; lookahead, link and detector are structure.
                 var same = x
