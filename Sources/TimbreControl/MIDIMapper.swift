@@ -141,14 +141,17 @@ public final class MIDIMapper {
         }
         // The graph's own: channel, group and master volume and pan, a sine source's frequency,
         // a player's rate.
+        let graph: ParameterSpec?
         switch parameterName(path) {
-        case "volume": return (ParameterRanges.volume, .linear)
-        case "pan": return (ParameterRanges.pan, .linear)
-        case "frequency": return (ParameterRanges.frequencyHz, .log)
-        case "rate": return (ParameterRanges.playerRate, .log)
+        case "volume": graph = GraphSources.Bus.channelVolume
+        case "pan": graph = GraphSources.Bus.channelPan
+        case "frequency": graph = GraphSources.Sine.frequency
+        case "level": graph = GraphSources.Sine.level
+        case "rate": graph = GraphSources.Player.rate
         case let name where ParameterRanges.switchParameters.contains(name): return (0...1, .linear)
-        default: return nil
+        default: graph = nil
         }
+        return graph.map { ($0.knobRange, $0.scale == .logarithmic ? .log : .linear) }
     }
 
     /// `bands[2].gain` → `gain`, `master.volume` → `volume`.

@@ -54,6 +54,24 @@ import TimbreEngine
         }
     }
 
+    /// The graph's numbers (sources and buses) are catalog entries too: every numeric key under
+    /// the schema's `graph` definition is a ``GraphSources`` spec, and the bus values the live
+    /// engine moves are the ones marked `movesLive`.
+    @Test func everyNumericGraphKeyHasASpec() throws {
+        let data = try Data(contentsOf: Self.schemaURL)
+        let defs = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["$defs"] as? [String: Any])
+        var found: [String] = []
+        func walk(_ o: [String: Any], _ key: String) {
+            if ["number", "integer"].contains(o["type"] as? String ?? "") || (o["$ref"] as? String)?.hasSuffix("/frequency") == true { found.append(key) }
+            for (name, p) in o["properties"] as? [String: Any] ?? [:] { if let p = p as? [String: Any] { walk(p, key.isEmpty ? name : key + "." + name) } }
+            if let items = o["items"] as? [String: Any] { walk(items, key + "[]") }
+        }
+        walk(defs["graph"] as? [String: Any] ?? [:], "")
+        let keys = Set(GraphSources.parameterSpecs.map(\.key))
+        #expect(found.count >= 15 && Set(found) == keys, "schema's graph numbers \(found.sorted()) vs the catalog's \(keys.sorted())")
+        #expect(GraphSources.parameterSpecs.filter(\.movesLive).map(\.key) == ["channels[].volume", "channels[].pan", "groups[].volume", "master.volume", "master.pan"])
+    }
+
     /// `learn` without a range takes the spec's: a gain node's knob range, an EQ band's
     /// frequency on a log curve, a gate's threshold over its whole range; graph paths keep
     /// theirs.

@@ -60,6 +60,7 @@ extension NodeCatalog {
     /// Every kind's parameters, by its first JSON `type`.
     package static var parameterSpecs: [(type: String, specs: [ParameterSpec])] {
         definitions.map { ($0.typeNames.count > 3 ? $0.typeNames[0] + "/…" : $0.typeNames.joined(separator: "/"), $0.parameterSpecs) }
+            + [("graph", GraphSources.parameterSpecs)]
     }
 
     /// The spec of the parameter a live path names (`eq.bands[2].gain`, `trim.gain`) in
@@ -75,12 +76,12 @@ extension NodeCatalog {
     /// `timbre presets parameters`: a line per parameter (type, key, range and unit, default,
     /// scale, whether it moves live).
     package static var parameterTable: [String] {
-        var lines = ["type                  key                 range                     default   scale         live"]
+        var lines = ["type                  key                             range                     default   scale         live"]
         for (type, specs) in parameterSpecs {
             var seen = Set<String>()
             for s in specs where seen.insert(s.key).inserted {
                 let range = "\(JSONValue.number(s.range.lowerBound).brief)…\(JSONValue.number(s.range.upperBound).brief) \(s.unit)"
-                lines.append([type.padding(21), s.key.padding(19), range.padding(25), (s.defaultValue.map { JSONValue.number($0).brief } ?? "—").padding(9),
+                lines.append([type.padding(21), s.key.padding(31), range.padding(25), (s.defaultValue.map { JSONValue.number($0).brief } ?? "—").padding(9),
                               s.scale.rawValue.padding(13), s.movesLive ? "in kernel" : "new plan"].joined(separator: " "))
             }
         }

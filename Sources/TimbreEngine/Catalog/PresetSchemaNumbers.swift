@@ -17,8 +17,8 @@ package enum PresetSchemaNumbers {
         var schema = schema
         var defs = schema["$defs"] as? [String: Any] ?? [:]
         var shared: [String: ClosedRange<Double>] = [:]
-        for definition in NodeCatalog.definitions {
-            for spec in definition.parameterSpecs {
+        for specs in NodeCatalog.definitions.map({ $0.parameterSpecs }) + [GraphSources.parameterSpecs] {
+            for spec in specs {
                 for name in spec.schemaDefinitions {
                     guard var def = defs[name] as? [String: Any] else { throw SchemaError("$defs.\(name) is missing (named by \(spec.key))") }
                     try write(spec, into: &def, defs: &defs, shared: &shared, at: "$defs.\(name)")
@@ -43,9 +43,8 @@ package enum PresetSchemaNumbers {
 
     static func write(_ spec: ParameterSpec, into def: inout [String: Any], defs: inout [String: Any], shared: inout [String: ClosedRange<Double>],
                       at path: String) throws {
-        // "bands[].gain": properties.bands.items.properties.gain
-        let parts = spec.key.components(separatedBy: "[].")
-        try update(&def, keys: parts, at: path) { property throws in
+        // "bands[].gain": properties.bands.items.properties.gain; "channels[].input[]": …input.items
+        try update(&def, keys: spec.key.split(separator: ".").map(String.init), at: path) { property throws in
             if let ref = property["$ref"] as? String {
                 let name = String(ref.split(separator: "/").last ?? "")
                 guard var target = defs[name] as? [String: Any] else { throw SchemaError("\(ref) is missing") }
@@ -67,19 +66,23 @@ package enum PresetSchemaNumbers {
         }
     }
 
-    /// Runs `change` on the property at `keys` (array levels between them), in place.
+    /// Runs `change` on the property at `keys` in place: each key a property, one ending in
+    /// `[]` an array whose items the rest (or, last, the change) applies to.
     static func update(_ object: inout [String: Any], keys: [String], at path: String, _ change: (inout [String: Any]) throws -> Void) throws {
-        guard var properties = object["properties"] as? [String: Any], var property = properties[keys[0]] as? [String: Any] else {
-            throw SchemaError("\(path).properties.\(keys[0]) is missing")
+        let isArray = keys[0].hasSuffix("[]"), key = isArray ? String(keys[0].dropLast(2)) : keys[0]
+        guard var properties = object["properties"] as? [String: Any], var property = properties[key] as? [String: Any] else {
+            throw SchemaError("\(path).properties.\(key) is missing")
         }
-        if keys.count == 1 {
+        if isArray {
+            guard var items = property["items"] as? [String: Any] else { throw SchemaError("\(path).properties.\(key).items is missing") }
+            if keys.count == 1 { try change(&items) } else { try update(&items, keys: Array(keys.dropFirst()), at: "\(path).properties.\(key).items", change) }
+            property["items"] = items
+        } else if keys.count == 1 {
             try change(&property)
         } else {
-            guard var items = property["items"] as? [String: Any] else { throw SchemaError("\(path).properties.\(keys[0]).items is missing") }
-            try update(&items, keys: Array(keys.dropFirst()), at: "\(path).properties.\(keys[0]).items", change)
-            property["items"] = items
+            try update(&property, keys: Array(keys.dropFirst()), at: "\(path).properties.\(key)", change)
         }
-        properties[keys[0]] = property
+        properties[key] = property
         object["properties"] = properties
     }
 

@@ -110,7 +110,7 @@ public enum PresetDecoder {
                 guard (1...2).contains(list.count) else { throw PresetError(path: f.path, "give one (mono) or two (stereo) input indices") }
                 var indices: [Int] = []
                 for (k, v) in list.enumerated() {
-                    let d = try Field(value: v, path: "\(f.path)[\(k)]").number(in: 0...31, unit: "")
+                    let d = try Field(value: v, path: "\(f.path)[\(k)]").number(in: GraphSources.input.range, unit: "")
                     guard d == d.rounded() else { throw PresetError(path: "\(f.path)[\(k)]", "\(d) is not a whole number") }
                     indices.append(Int(d))
                 }
@@ -119,8 +119,8 @@ public enum PresetDecoder {
                 var gen = try ObjectReader(f.value, path: f.path)
                 let type = try gen.required("type")
                 guard try type.string() == "sine" else { throw PresetError(path: type.path, "unknown generator (allowed \"sine\")") }
-                let freq = try gen.optional("frequency")?.number(in: ParameterRanges.frequencyHz, unit: "Hz") ?? 1000
-                let level = try gen.optional("level")?.number(in: -96...0, unit: "dBFS") ?? -20
+                let freq = try gen.optional("frequency")?.number(in: GraphSources.Sine.frequency.range, unit: "Hz") ?? GraphSources.Sine.frequency.defaultValue!
+                let level = try gen.optional("level")?.number(in: GraphSources.Sine.level.range, unit: "dBFS") ?? GraphSources.Sine.level.defaultValue!
                 try gen.finish()
                 source = .sine(frequencyHz: freq, levelDB: level)
             case (nil, nil): source = .inputs([i])
@@ -192,12 +192,12 @@ public enum PresetDecoder {
             guard n == n.rounded() else { throw PresetError(path: l.path, "\(JSONValue.number(n).brief) is not a whole number") }
             p.loops = Int(n)
         }
-        p.start = try o.optional("start")?.number(in: 0...86_400, unit: "s") ?? 0
-        p.end = try o.optional("end")?.number(in: 0...86_400, unit: "s")
+        p.start = try o.optional("start")?.number(in: GraphSources.Player.start.range, unit: "s") ?? 0
+        p.end = try o.optional("end")?.number(in: GraphSources.Player.end.range, unit: "s")
         if let end = p.end, end <= p.start {
             throw PresetError(path: field.path + ".end", "\(JSONValue.number(end).brief) s is not after start \(JSONValue.number(p.start).brief) s")
         }
-        p.offset = try o.optional("offset")?.number(in: 0...86_400, unit: "s") ?? 0
+        p.offset = try o.optional("offset")?.number(in: GraphSources.Player.offset.range, unit: "s") ?? 0
         if let end = p.end, p.offset >= end - p.start {
             throw PresetError(path: field.path + ".offset", "\(JSONValue.number(p.offset).brief) s is past the region (\(JSONValue.number(end - p.start).brief) s long)")
         }
