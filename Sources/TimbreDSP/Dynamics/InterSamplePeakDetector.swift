@@ -14,7 +14,7 @@ import Foundation
 /// 0.12 dB over its ceiling on an aliased square and up to 1 dB on white noise to Nyquist, by
 /// the ideal 16× FFT reconstruction. Each frame's value therefore adds an allowance:
 /// ``highBandAllowance`` times the magnitude of a band-pass over 0.45–0.5·fs (56 taps, see
-/// ``allocateHighTaps()``) centred on the frame's interval, held over it and the three
+/// `allocateHighTaps()`) centred on the frame's interval, held over it and the three
 /// intervals either side. Music, whose spectrum falls, reads as before; a lone tone between
 /// 0.45 and 0.495·fs reads up to 5 dB over its true peak and full-band noise up to 1 dB (a
 /// limiter pulls them down further than it needs to: the price of holding the ceiling on
