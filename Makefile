@@ -28,7 +28,7 @@ BIN := .build/$(CONFIG)/timbre
 endif
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps bench-deps build test demo presets schema check-presets clean help benchmark bench-compare rtsan tsan embed-check docs-check
+.PHONY: all deps bench-deps build test demo presets schema check-presets jack-clean clean help benchmark bench-compare rtsan tsan embed-check docs-check
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -86,8 +86,20 @@ schema: build
 check-presets:
 	@python3 scripts/embed-presets.py --check || { echo "Sources/TimbreHost/EmbeddedPresets.swift is stale: run 'make presets'"; exit 1; }
 
+## JACK keeps a registry of servers in /dev/shm with room for eight; a server that dies without
+## unregistering (killed, or orphaned by a client that crashed on purpose, as the RealtimeSanitizer
+## self-test does) keeps its slot, and after eight such the next jackd cannot start ("did not come
+## up"). With no jackd running, the registry and the semaphores and segments of dead servers are
+## stale: they are removed (jackd writes a new registry). A running jackd's state is never touched.
+jack-clean:
+	@if ! pgrep -x jackd >/dev/null && ! pgrep -x jackdbus >/dev/null; then \
+	  n=$$(ls /dev/shm 2>/dev/null | grep -c '^jack'); \
+	  rm -rf /dev/shm/jack-shm-registry /dev/shm/jack_sem.* /dev/shm/jack-[0-9]* /dev/shm/jack_db-* 2>/dev/null; \
+	  if [ "$$n" -gt 0 ]; then echo "jack-clean: no JACK server running; $$n stale JACK entries removed from /dev/shm"; fi; \
+	fi
+
 ## RealtimeSanitizer run of the render path with concurrent plan swaps (its own build folder).
-rtsan: deps
+rtsan: deps jack-clean
 	@test -n "$(RTSAN_LIB)" || { echo "libclang_rt.rtsan not found beside $(SWIFT)"; exit 1; }
 	$(SWIFT) build -c release --product RealtimeSafetyCheck --scratch-path .build-rtsan \
 	  -Xlinker --whole-archive -Xlinker $(RTSAN_LIB) -Xlinker --no-whole-archive -Xlinker -lstdc++
@@ -129,6 +141,7 @@ docs-check: deps
 test: build check-presets rtsan tsan embed-check docs-check
 	@if [ -d .git ]; then git status --porcelain --untracked-files=all > .build/status-before-test; fi
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip 'LiveJackTests|RecordJackTests|PipeWireTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	@$(MAKE) --no-print-directory jack-clean
 	@echo "JACK tests (a real jackd, run after the others so CPU load does not disturb its timing):"
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}
 	@echo "Recording tests (a real jackd; a suite of their own: JACK_DEFAULT_SERVER is per process):"
