@@ -42,69 +42,50 @@ extension TruePeakReference {
     public static func idealDB(_ x: [Float], oversampling: Int = 16, edges: Int = 256) -> (dB: Double, at: Double) {
         var n = 1
         while n < 2 * x.count { n <<= 1 }
-        var re = [Double](repeating: 0, count: n), im = re
-        for (i, v) in x.enumerated() { re[i] = Double(v) }
-        RadixTwoFFT.transform(&re, &im, inverse: false)
-        let m = n * oversampling
-        var upRe = [Double](repeating: 0, count: m), upIm = upRe
-        for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
-        for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
-        upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
-        upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
-        RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
+        let y = bandLimited(x + [Float](repeating: 0, count: n - x.count), oversampling: oversampling)
         var peak = 0.0, at = 0
-        // The inverse is unnormalised: divide by n (the original length's normalisation).
-        for i in (edges * oversampling)..<max(edges * oversampling, (x.count - edges) * oversampling) where abs(upRe[i]) > peak { peak = abs(upRe[i]); at = i }
-        return (20 * log10(peak / Double(n)), Double(at) / Double(oversampling))
+        for i in (edges * oversampling)..<max(edges * oversampling, (x.count - edges) * oversampling) where abs(y[i]) > peak { peak = abs(y[i]); at = i }
+        return (20 * log10(peak), Double(at) / Double(oversampling))
     }
-}
 
-extension TruePeakReference {
     /// ``idealDB(_:oversampling:edges:)`` for a steady signal: `x` (a power of two long) taken
     /// as one period of a periodic one — no padding, so no cut at its ends.
     public static func periodicDB(_ x: [Float], oversampling: Int = 16) -> Double {
-        let n = x.count
-        precondition(n >= 2 && n & (n - 1) == 0)
-        var re = x.map(Double.init), im = [Double](repeating: 0, count: n)
-        RadixTwoFFT.transform(&re, &im, inverse: false)
-        let m = n * oversampling
-        var upRe = [Double](repeating: 0, count: m), upIm = upRe
-        for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
-        for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
-        upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
-        upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
-        RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
-        return 20 * log10(upRe.map(abs).max()! / Double(n))
+        20 * log10(bandLimited(x, oversampling: oversampling).map(abs).max()!)
     }
-}
 
-extension TruePeakReference {
     /// ``idealDB(_:oversampling:edges:)`` for long signals, in pieces: each `piece` frames
     /// reconstructed (16× by FFT) with `margin` frames of the signal on either side, only the
     /// piece's own span searched — the sinc's terms beyond the margin, left out, weigh under
     /// 1/(π·margin) each (a 1e-3 dB error on noise at a margin of 2,048). The signal has
     /// silence before and after, as in ``idealDB(_:oversampling:edges:)``.
     public static func idealPiecewiseDB(_ x: [Float], piece: Int = 12_288, margin: Int = 2048) -> Double {
-        let n = piece + 2 * margin
-        precondition(n & (n - 1) == 0)
-        var peak = -Double.infinity
-        var start = 0
+        let n = piece + 2 * margin, l = 16
+        var peak = -Double.infinity, start = 0
         while start < x.count {
-            var window = [Float](repeating: 0, count: n)
-            for i in 0..<n { let k = start - margin + i; if k >= 0 && k < x.count { window[i] = x[k] } }
-            var re = window.map(Double.init), im = [Double](repeating: 0, count: n)
-            RadixTwoFFT.transform(&re, &im, inverse: false)
-            let l = 16, m = n * l
-            var upRe = [Double](repeating: 0, count: m), upIm = upRe
-            for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
-            for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
-            upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
-            upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
-            RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
-            for i in (margin * l)..<((margin + piece) * l) { peak = max(peak, abs(upRe[i]) / Double(n)) }
+            let window = (0..<n).map { i -> Float in let k = start - margin + i; return k >= 0 && k < x.count ? x[k] : 0 }
+            let y = bandLimited(window, oversampling: l)
+            for i in (margin * l)..<((margin + piece) * l) { peak = max(peak, abs(y[i])) }
             start += piece
         }
         return 20 * log10(peak)
+    }
+
+    /// One period `x` (a power of two long) of a band-limited signal at `oversampling` points
+    /// per sample: its spectrum by FFT, zero-filled (the Nyquist bin split between the two
+    /// halves), transformed back and normalised.
+    static func bandLimited(_ x: [Float], oversampling: Int) -> [Double] {
+        let n = x.count, m = n * oversampling
+        precondition(n >= 2 && n & (n - 1) == 0)
+        var re = x.map(Double.init), im = [Double](repeating: 0, count: n)
+        RadixTwoFFT.transform(&re, &im, inverse: false)
+        var upRe = [Double](repeating: 0, count: m), upIm = upRe
+        for k in 0..<(n / 2) { upRe[k] = re[k]; upIm[k] = im[k] }
+        for k in 1..<(n / 2) { upRe[m - k] = re[n - k]; upIm[m - k] = im[n - k] }
+        upRe[n / 2] = re[n / 2] / 2; upIm[n / 2] = im[n / 2] / 2
+        upRe[m - n / 2] = re[n / 2] / 2; upIm[m - n / 2] = -im[n / 2] / 2
+        RadixTwoFFT.transform(&upRe, &upIm, inverse: true)
+        return upRe.map { $0 / Double(n) }
     }
 }
 

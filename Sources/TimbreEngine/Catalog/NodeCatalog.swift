@@ -90,7 +90,9 @@ extension NodeCatalog {
 
     /// `timbre presets parameters --json`.
     package static var parameterJSON: JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: parameterSpecs.map { ($0.type, JSONValue.array($0.specs.map(\.json))) }))
+        // Keyed by every JSON type name of a kind (the table shortens long lists).
+        .object(Dictionary(uniqueKeysWithValues: definitions.map { ($0.typeNames.joined(separator: "/"), JSONValue.array($0.parameterSpecs.map(\.json))) }
+            + [("graph", JSONValue.array(GraphSources.parameterSpecs.map(\.json)))]))
     }
 }
 

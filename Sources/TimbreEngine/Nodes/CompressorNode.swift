@@ -149,10 +149,7 @@ package enum CompressorNode: NodeDefinition {
         node.addKernel(KernelRecipe(shape: KernelShape("compressor", [channels, latency, settings.keyFilter.count, keyBase], carriesState: true)) {
             var step = CompressorStep(compressor: Compressor(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
                                       reduction: reduction, keyBase: keyBase)
-            if let motion {
-                step.motion = motion.handle
-                step.read = .allocate(capacity: motion.count)
-            }
+            step.motion = motion?.makeFollower()
             return step
         }, latency: latency)
     }
@@ -180,16 +177,13 @@ struct CompressorStep: RenderKernel {
     /// The first work channel of the key's bus (−1: the input keys itself).
     let keyBase: Int
     /// In a live plan: threshold, ratio, knee, makeup (NaN: automatic), attack, release (s) and
-    /// link moved in place (``ValuesMotion``), the count last taken, and room to read them.
-    var motion: ValuesMotion.Handle? = nil
-    var seen = 0
-    var read: UnsafeMutablePointer<Double>? = nil
+    /// link moved in place (``ValuesMotion``).
+    var motion: ValuesMotion.Follower? = nil
 
     /// Takes a new set of settings from the motion, if one was written. Audio thread (a thunk
     /// into `ValuesMotion.Handle.read` and `Compressor.retune`, each checked `@_noLocks`).
     mutating func follow() {
-        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
-        seen = s
+        guard let read = motion?.next() else { return }
         compressor.retune(curve: CompressorCurve(thresholdDB: read[0], ratio: read[1], kneeDB: read[2]), makeupDB: read[3].isNaN ? nil : read[3],
                           attackCoefficient: read[4], releaseCoefficient: read[5], link: read[6])
     }
@@ -211,5 +205,5 @@ struct CompressorStep: RenderKernel {
         continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueFrom(CompressorStep.at(old).pointee.compressor) },
         reset: { k in CompressorStep.at(k).pointee.compressor.reset() },
         clearNonFinite: { k in CompressorStep.at(k).pointee.compressor.clearNonFinite() })
-    func release() { compressor.deallocate(); read?.deallocate() }
+    func release() { compressor.deallocate(); motion?.deallocate() }
 }

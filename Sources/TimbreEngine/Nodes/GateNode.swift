@@ -117,10 +117,7 @@ package enum GateNode: NodeDefinition {
         node.addKernel(KernelRecipe(shape: KernelShape("gate", [channels, keyBase, settings.keyFilter.count], carriesState: true)) {
             var step = GateStep(gate: Gate(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block),
                                 reduction: reduction, keyBase: keyBase)
-            if let motion {
-                step.motion = motion.handle
-                step.read = .allocate(capacity: motion.count)
-            }
+            step.motion = motion?.makeFollower()
             return step
         })
     }
@@ -145,16 +142,12 @@ struct GateStep: RenderKernel {
     /// The first work channel of the key's bus (−1: the input keys itself).
     let keyBase: Int
     /// In a live plan: threshold, ratio, range, hysteresis, the attack and release
-    /// coefficients, hold (frames) and link moved in place (``ValuesMotion``), the count last
-    /// taken, and room to read them.
-    var motion: ValuesMotion.Handle? = nil
-    var seen = 0
-    var read: UnsafeMutablePointer<Double>? = nil
+    /// coefficients, hold (frames) and link moved in place (``ValuesMotion``).
+    var motion: ValuesMotion.Follower? = nil
 
     /// Takes a new set of settings from the motion, if one was written (audio thread).
     mutating func follow() {
-        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
-        seen = s
+        guard let read = motion?.next() else { return }
         gate.retune(law: Gate.StaticLaw(thresholdDB: read[0], ratio: read[1], rangeDB: read[2], hysteresisDB: read[3]),
                     attack: read[4], release: read[5], holdFrames: Int(read[6]), link: read[7])
     }
@@ -175,5 +168,5 @@ struct GateStep: RenderKernel {
         continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueFrom(GateStep.at(old).pointee.gate) },
         reset: { k in GateStep.at(k).pointee.gate.reset() },
         clearNonFinite: { k in GateStep.at(k).pointee.gate.clearNonFinite() })
-    func release() { gate.deallocate(); read?.deallocate() }
+    func release() { gate.deallocate(); motion?.deallocate() }
 }

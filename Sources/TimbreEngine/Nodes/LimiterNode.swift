@@ -81,10 +81,7 @@ package enum LimiterNode: NodeDefinition {
         let motion = node.valuesMotion(LimiterStep.motionValues(s, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead, s.samplePeak ? 1 : 0], carriesState: true)) {
             var step = LimiterStep(limiter: TruePeakLimiter(settings: settings, sampleRate: rate, channelCount: channels, maximumBlockFrames: block), reduction: reduction)
-            if let motion {
-                step.motion = motion.handle
-                step.read = .allocate(capacity: motion.count)
-            }
+            step.motion = motion?.makeFollower()
             return step
         }, latency: TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead, samplePeak: s.samplePeak))
     }
@@ -100,15 +97,12 @@ struct LimiterStep: RenderKernel {
     var limiter: TruePeakLimiter
     let reduction: GainReductionRecorder
     /// In a live plan: the ceiling (as the detector's factor) and the release coefficient moved
-    /// in place (``ValuesMotion``), the count last taken, and room to read them.
-    var motion: ValuesMotion.Handle? = nil
-    var seen = 0
-    var read: UnsafeMutablePointer<Double>? = nil
+    /// in place (``ValuesMotion``).
+    var motion: ValuesMotion.Follower? = nil
 
     /// Takes a new ceiling and release from the motion, if one was written (audio thread).
     mutating func follow() {
-        guard let motion, let read, let s = motion.read(newerThan: seen, into: read) else { return }
-        seen = s
+        guard let read = motion?.next() else { return }
         limiter.retune(ceiling: Float(read[0]), releaseCoefficient: Float(read[1]))
     }
 
@@ -129,5 +123,5 @@ struct LimiterStep: RenderKernel {
         continueState: { new, old, _ in LimiterStep.at(new).pointee.limiter.continueFrom(LimiterStep.at(old).pointee.limiter) },
         reset: { k in LimiterStep.at(k).pointee.limiter.reset() },
         clearNonFinite: { k in LimiterStep.at(k).pointee.limiter.clearNonFinite() })
-    func release() { limiter.deallocate(); read?.deallocate() }
+    func release() { limiter.deallocate(); motion?.deallocate() }
 }

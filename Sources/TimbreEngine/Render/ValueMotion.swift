@@ -95,6 +95,26 @@ package final class ValuesMotion {
 
     package var handle: Handle { Handle(sequence: sequence, values: values, count: count) }
 
+    /// What a kernel keeps of this motion (made on the control thread; the kernel frees its
+    /// room with ``Follower/deallocate()`` when its plan is released).
+    package func makeFollower() -> Follower { Follower(handle: handle, values: .allocate(capacity: max(1, count))) }
+
+    /// A kernel's side: the handle, the sequence count last taken, and room for one set.
+    package struct Follower {
+        let handle: Handle
+        var seen = 0
+        let values: UnsafeMutablePointer<Double>
+
+        /// The set written since the last one taken, if any (audio thread; ``Handle/read(newerThan:into:)``).
+        mutating func next() -> UnsafePointer<Double>? {
+            guard let s = handle.read(newerThan: seen, into: values) else { return nil }
+            seen = s
+            return UnsafePointer(values)
+        }
+
+        func deallocate() { values.deallocate() }
+    }
+
     package struct Handle {
         let sequence: UnsafeAtomic<Int>
         let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>>
