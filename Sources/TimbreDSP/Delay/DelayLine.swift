@@ -1,7 +1,7 @@
 /// A fixed delay of whole frames on every channel (a ring buffer per channel): the graph's
 /// latency compensation, so paths of different latency meet in time at a mix.
-/// Raw memory, copied freely; ``deallocate()`` once, off the render thread.
-public struct DelayLine: @unchecked Sendable {
+/// Non-copyable (``AudioKernel``): its owner ends it and `deinit` frees the ring, off the render thread.
+public struct DelayLine: ~Copyable, @unchecked Sendable {
     public let frames: Int
     public let channelCount: Int
     /// `channelCount × frames` samples; channel c at `buffer + c × frames`.
@@ -18,7 +18,7 @@ public struct DelayLine: @unchecked Sendable {
         position.initialize(to: 0)
     }
 
-    public func deallocate() { buffer.deallocate(); position.deallocate() }
+    deinit { buffer.deallocate(); position.deallocate() }
 
     /// Delays `frameCount` frames of `channelCount` channels in place.
     #if TIMBRE_REALTIME_CHECKS
@@ -44,14 +44,22 @@ public struct DelayLine: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func copyState(from other: DelayLine) {
+    public func continueState(from other: borrowing DelayLine) {
         guard other.frames == frames && other.channelCount == channelCount else { return }
         for i in 0..<(frames * channelCount) { buffer[i] = other.buffer[i] }
         position.pointee = other.position.pointee
     }
 
-    /// True when the line holds NaN or infinity (a non-finite input passed through it).
-    public var hasNonFiniteState: Bool { NonFiniteScan.contains(buffer, count: frames * channelCount) }
+    /// Silences the line if it holds NaN or infinity (a non-finite input passed through it).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        guard NonFiniteScan.contains(buffer, count: frames * channelCount) else { return false }
+        reset()
+        return true
+    }
 
     /// Silences the line.
     #if TIMBRE_REALTIME_CHECKS
@@ -61,4 +69,9 @@ public struct DelayLine: @unchecked Sendable {
         for i in 0..<(frames * channelCount) { buffer[i] = 0 }
         position.pointee = 0
     }
+}
+
+extension DelayLine: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A delay of `frames` frames on each of `format`'s channels.
+    public init?(_ frames: Int, format: KernelFormat) { self.init(frames: frames, channelCount: format.channelCount) }
 }

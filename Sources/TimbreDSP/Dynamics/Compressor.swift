@@ -14,7 +14,7 @@ import Foundation
 /// (α = exp(−1 / (τ·fs)), Giannoulis et al. 2012 §3.1, "smooth decoupled" detector in the log
 /// domain). The audio is delayed by the lookahead (reported as latency), so the gain starts
 /// moving before a transient arrives.
-public struct Compressor: @unchecked Sendable {
+public struct Compressor: ~Copyable, @unchecked Sendable {
     public enum Detector: Sendable, Equatable {
         case peak
         /// RMS over an exponential window of this many seconds (its time constant).
@@ -96,21 +96,23 @@ public struct Compressor: @unchecked Sendable {
     /// The one-pole coefficient of time constant `seconds` (0: no smoothing).
     public static func coefficient(_ seconds: Double, _ rate: Double) -> Double { seconds > 0 ? exp(-1 / (seconds * rate)) : 0 }
 
-    public func deallocate() {
-        state.deallocate(); scratch.deallocate(); keyPointers.deallocate()
-        keyCascade?.deallocate(); delay?.deallocate()
-    }
+    /// Frees the state and scratch (the key filter and delay free themselves).
+    deinit { state.deallocate(); scratch.deallocate(); keyPointers.deallocate() }
 
     /// Continues `previous`'s smoothed gains, detector and lookahead (a plan swap).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func continueFrom(_ previous: Compressor) {
+    public func continueState(from previous: borrowing Compressor) {
         for c in 0..<min(channelCount, previous.channelCount) { state[c] = previous.state[c] }
         for k in 0..<min(keyCount, previous.keyCount) { state[channelCount + k] = previous.state[previous.channelCount + k] }
-        if let delay, let old = previous.delay, delay.frames == old.frames, delay.channelCount == old.channelCount { delay.copyState(from: old) }
-        if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
-            keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
+        switch previous.delay {
+        case .some(let old): delay?.continueState(from: old)
+        case .none: break
+        }
+        switch previous.keyCascade {
+        case .some(let old) where old.channelCount == keyCount: keyCascade?.continueState(from: old)
+        default: break
         }
     }
 
@@ -140,10 +142,11 @@ public struct Compressor: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func clearNonFinite() {
-        for k in 0..<(channelCount + keyCount) where !state[k].isFinite { state[k] = 0 }
-        if let keyCascade, keyCascade.hasNonFiniteState { keyCascade.reset() }
-        if let delay, delay.hasNonFiniteState { delay.reset() }
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let gains = NonFiniteScan.zero(state, count: channelCount + keyCount)
+        let key = keyCascade?.clearNonFinite() ?? false
+        return (delay?.clearNonFinite() ?? false) || gains || key
     }
 
     /// Compresses `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place, keyed
@@ -220,5 +223,12 @@ public struct Compressor: @unchecked Sendable {
     public func lowestGainDB(frameCount: Int) -> Double {
         guard frameCount > 0 else { return 0 }
         return min(0, GainRows.lowestDB(scratch + keyCount * maximumBlockFrames, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount) - makeup)
+    }
+}
+
+extension Compressor: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A compressor with `settings` for `format`.
+    public init?(_ settings: Settings, format: KernelFormat) {
+        self.init(settings: settings, sampleRate: format.sampleRate, channelCount: format.channelCount, maximumBlockFrames: format.maximumBlockFrames)
     }
 }

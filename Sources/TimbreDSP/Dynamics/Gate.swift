@@ -18,7 +18,7 @@ import Foundation
 /// After the gate closes the gain stays where it is for `hold` seconds, then falls with the
 /// release time constant; it rises with the attack one (both one-pole in dB: 1 − 1/e of a
 /// step after one constant, as the compressor's).
-public struct Gate: @unchecked Sendable {
+public struct Gate: ~Copyable, @unchecked Sendable {
     public struct Settings: Sendable, Equatable {
         public var thresholdDB: Double
         /// 1…∞: 1 does nothing, ∞ is a gate.
@@ -121,9 +121,8 @@ public struct Gate: @unchecked Sendable {
         self.law = law; self.attack = attack; self.release = release; self.holdFrames = holdFrames; self.link = link
     }
 
-    public func deallocate() {
-        state.deallocate(); gains.deallocate(); levels.deallocate(); keyScratch.deallocate(); keyPointers.deallocate(); keyCascade?.deallocate()
-    }
+    /// Frees the state and scratch (the key filter frees itself).
+    deinit { state.deallocate(); gains.deallocate(); levels.deallocate(); keyScratch.deallocate(); keyPointers.deallocate() }
 
     /// Back to silence: closed, at full reduction (a gate starts shut, as hardware does).
     public func reset() {
@@ -135,10 +134,11 @@ public struct Gate: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func continueFrom(_ previous: Gate) {
+    public func continueState(from previous: borrowing Gate) {
         for k in 0..<(3 * min(channelCount, previous.channelCount)) { state[k] = previous.state[k] }
-        if let keyCascade, let old = previous.keyCascade, keyCascade.sectionCount == old.sectionCount, keyCascade.channelCount == old.channelCount {
-            keyCascade.copyState(from: old, sections: 0, to: 0, count: old.sectionCount)
+        switch previous.keyCascade {
+        case .some(let old) where old.channelCount == keyCount: keyCascade?.continueState(from: old)
+        default: break
         }
     }
 
@@ -146,9 +146,13 @@ public struct Gate: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func clearNonFinite() {
-        if let keyCascade, keyCascade.hasNonFiniteState { keyCascade.reset() }
-        for k in 0..<(3 * channelCount) where !state[k].isFinite { reset(); return }
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let key = keyCascade?.clearNonFinite() ?? false
+        var bad = false
+        for k in 0..<(3 * channelCount) where !state[k].isFinite { bad = true }
+        if bad { reset() }
+        return bad || key
     }
 
     /// Gates `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place, keyed on
@@ -169,11 +173,13 @@ public struct Gate: @unchecked Sendable {
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, key external: UnsafePointer<UnsafeMutablePointer<Float>>?,
                         frameCount: Int) {
         var key = external ?? channels
-        if let keyCascade {
+        switch keyCascade {
+        case .some(let keyCascade):
             // A filtered copy: the audio (and another bus's key) stay as they are.
             for k in 0..<keyCount { let src = key[k], dst = keyPointers[k]; for i in 0..<frameCount { dst[i] = src[i] } }
             keyCascade.process(keyPointers, frameCount: frameCount)
             key = UnsafePointer(keyPointers)
+        case .none: break
         }
         let s = law, link = link, attack = attack, release = release, holdFrames = holdFrames, keyCount = keyCount
         for i in 0..<frameCount {
@@ -215,5 +221,12 @@ public struct Gate: @unchecked Sendable {
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
         min(0, GainRows.lowestDB(gains, rows: channelCount, stride: maximumBlockFrames, frameCount: frameCount))
+    }
+}
+
+extension Gate: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A gate or expander with `settings` for `format`.
+    public init?(_ settings: Settings, format: KernelFormat) {
+        self.init(settings: settings, sampleRate: format.sampleRate, channelCount: format.channelCount, maximumBlockFrames: format.maximumBlockFrames)
     }
 }

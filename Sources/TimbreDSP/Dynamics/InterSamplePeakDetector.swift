@@ -23,7 +23,7 @@ import Foundation
 /// Cost: 192 + 56 multiply-adds and four parabola tests a frame and channel (C,
 /// `timbre_true_peak_frames`, AVX2+FMA when the CPU has it: the sums and the tests eight
 /// frames at a time), none where a limiter's `floor` shows the signal cannot reach it.
-public struct InterSamplePeakDetector: @unchecked Sendable {
+public struct InterSamplePeakDetector: ~Copyable, @unchecked Sendable {
     public static let oversampling = 4
     /// Frames between an input frame and the interval its value covers (see the type's summary).
     public static let delayFrames = TruePeakMeter.tapsPerPhase / 2
@@ -54,7 +54,7 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
         state.initialize(repeating: 0, count: channelCount * TruePeakMeter.stateSize)
     }
 
-    public func deallocate() { taps.deallocate(); highTaps.deallocate(); state.deallocate() }
+    deinit { taps.deallocate(); highTaps.deallocate(); state.deallocate() }
 
     static let highTapCount = 56
 
@@ -79,16 +79,21 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
 
     public func reset() { state.update(repeating: 0, count: channelCount * TruePeakMeter.stateSize) }
 
-    /// True when NaN or an infinity is in the samples and magnitudes carried (``reset()`` clears them).
-    public var hasNonFiniteState: Bool {
-        for k in 0..<(channelCount * TruePeakMeter.stateSize) where !state[k].isFinite { return true }
-        return false
+    /// Clears the samples and magnitudes carried if NaN or an infinity is among them; true when it did.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        guard NonFiniteScan.contains(state, count: channelCount * TruePeakMeter.stateSize) else { return false }
+        reset()
+        return true
     }
 
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func copyState(from other: InterSamplePeakDetector) {
+    public func continueState(from other: borrowing InterSamplePeakDetector) {
         guard other.channelCount == channelCount else { return }
         for k in 0..<(channelCount * TruePeakMeter.stateSize) { state[k] = other.state[k] }
     }
@@ -123,4 +128,9 @@ public struct InterSamplePeakDetector: @unchecked Sendable {
                                              peaks + c * stride, 0, 0)
         }
     }
+}
+
+extension InterSamplePeakDetector: ContinuableAudioKernel {
+    /// A detector for `format`'s channels.
+    public init?(_ setup: Void, format: KernelFormat) { self.init(channelCount: format.channelCount) }
 }

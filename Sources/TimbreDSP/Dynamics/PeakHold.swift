@@ -9,9 +9,9 @@ import Foundation
 ///
 /// ``TruePeakLimiter`` holds each frame's peak with one so its gain is at or below what every
 /// peak in the span needs; `--normalize`'s trials hold a whole file's peaks once and run the
-/// limiter's later stages at several gains on them. Storage is raw memory owned by the value:
-/// free it with ``deallocate()``.
-public struct PeakHold: @unchecked Sendable {
+/// limiter's later stages at several gains on them. Non-copyable (``AudioKernel``): `deinit`
+/// frees its storage.
+public struct PeakHold: ~Copyable, @unchecked Sendable {
     /// Values the maximum is taken over.
     public let span: Int
     /// The current segment's values (`span`).
@@ -32,7 +32,7 @@ public struct PeakHold: @unchecked Sendable {
         state.initialize(repeating: 0, count: 2)
     }
 
-    public func deallocate() { segment.deallocate(); suffix.deallocate(); state.deallocate() }
+    deinit { segment.deallocate(); suffix.deallocate(); state.deallocate() }
 
     /// Back to an empty history (every earlier value 0).
     public func reset() {
@@ -45,7 +45,7 @@ public struct PeakHold: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func copyState(from other: PeakHold) {
+    public func continueState(from other: borrowing PeakHold) {
         guard other.span == span else { return }
         for k in 0..<span { segment[k] = other.segment[k] }
         for k in 0...span { suffix[k] = other.suffix[k] }
@@ -75,11 +75,16 @@ public struct PeakHold: @unchecked Sendable {
         state[0] = position; state[1] = Int(head.bitPattern)
     }
 
-    /// True when NaN or an infinity is in the history (``reset()`` clears it).
-    public var hasNonFiniteState: Bool {
-        if !Float(bitPattern: UInt32(truncatingIfNeeded: state[1])).isFinite { return true }
-        for k in 0..<span where !segment[k].isFinite || !suffix[k].isFinite { return true }
-        return false
+    /// Clears the history if NaN or an infinity is in it; true when it did.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        var bad = !Float(bitPattern: UInt32(truncatingIfNeeded: state[1])).isFinite || !suffix[span].isFinite
+        for k in 0..<span where !segment[k].isFinite || !suffix[k].isFinite { bad = true }
+        if bad { reset() }
+        return bad
     }
 
     /// True when every value in the history is at or under `limit`.
@@ -109,4 +114,9 @@ public struct PeakHold: @unchecked Sendable {
         if wrapped { state[1] = Int(Float(0).bitPattern) }
         state[0] = position
     }
+}
+
+extension PeakHold: ContinuableAudioKernel {
+    /// A running maximum over `span` values (one stream; the format's channels are not used).
+    public init?(_ span: Int, format: KernelFormat) { self.init(span: span) }
 }

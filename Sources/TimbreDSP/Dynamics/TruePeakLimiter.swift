@@ -33,7 +33,7 @@ import Foundation
 /// With ``Settings/samplePeak`` it holds the samples only, as sample-peak limiters do (ffmpeg's
 /// `alimiter`, LSP's limiter without oversampling): no detector (the peak of frame n is |x[n]|),
 /// no neighbourhood (K = 0), so the latency is L − 1 and inter-sample peaks may pass the ceiling.
-public struct TruePeakLimiter: @unchecked Sendable {
+public struct TruePeakLimiter: ~Copyable, @unchecked Sendable {
     public struct Settings: Sendable, Equatable {
         /// −20…0 dBTP.
         public var ceilingDB: Double
@@ -147,10 +147,10 @@ public struct TruePeakLimiter: @unchecked Sendable {
         max(1, lookaheadFrames) - 1 + (samplePeak ? 0 : InterSamplePeakDetector.delayFrames + 16)
     }
 
-    public func deallocate() {
-        for c in 0..<channelCount { holds[c].deallocate() }
-        detector.deallocate(); holds.deallocate(); history.deallocate()
-        levels.deallocate(); sums.deallocate(); scratch.deallocate(); delay.deallocate()
+    /// Frees the holds and buffers (the detector and delay free themselves).
+    deinit {
+        holds.deinitialize(count: channelCount); holds.deallocate()
+        history.deallocate(); levels.deallocate(); sums.deallocate(); scratch.deallocate()
     }
 
     /// Back to silence: unity gain, empty detector and delay.
@@ -168,15 +168,15 @@ public struct TruePeakLimiter: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func continueFrom(_ previous: TruePeakLimiter) {
+    public func continueState(from previous: borrowing TruePeakLimiter) {
         guard previous.lookaheadFrames == lookaheadFrames && previous.holdFrames == holdFrames && previous.channelCount == channelCount else { return }
-        detector.copyState(from: previous.detector)
-        delay.copyState(from: previous.delay)
+        detector.continueState(from: previous.detector)
+        delay.continueState(from: previous.delay)
         // A shared gain lives in row 0: every row continues from it.
         let l = lookaheadFrames
         for c in 0..<channelCount {
             let from = previous.sharedGain ? 0 : c
-            holds[c].copyState(from: previous.holds[from])
+            holds[c].continueState(from: previous.holds[from])
             // (Only the last L of the history carry over; the rest is a block's room.)
             for k in 0..<l { history[c * (l + maximumBlockFrames) + k] = previous.history[from * (l + previous.maximumBlockFrames) + k] }
             for k in 0..<2 { levels[2 * c + k] = previous.levels[2 * from + k] }
@@ -189,13 +189,14 @@ public struct TruePeakLimiter: @unchecked Sendable {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func clearNonFinite() {
-        if delay.hasNonFiniteState { delay.reset() }
-        if detector.hasNonFiniteState { detector.reset() }
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let delayed = delay.clearNonFinite(), carried = detector.clearNonFinite()
         var bad = false
         for k in 0..<(2 * channelCount) where !levels[k].isFinite { bad = true }
-        for c in 0..<channelCount where holds[c].hasNonFiniteState { bad = true }
+        for c in 0..<channelCount where holds[c].clearNonFinite() { bad = true }
         if bad { reset() }
+        return bad || delayed || carried
     }
 
     /// Limits `frameCount` (≤ `maximumBlockFrames`) frames of `channels` in place.
@@ -445,5 +446,12 @@ public struct TruePeakLimiter: @unchecked Sendable {
     #endif
     public func lowestGainDB(frameCount: Int) -> Double {
         min(0, GainRows.lowestDB(scratch + channelCount * maximumBlockFrames, rows: sharedGain ? 1 : channelCount, stride: maximumBlockFrames, frameCount: frameCount))
+    }
+}
+
+extension TruePeakLimiter: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A limiter with `settings` for `format`.
+    public init?(_ settings: Settings, format: KernelFormat) {
+        self.init(settings: settings, sampleRate: format.sampleRate, channelCount: format.channelCount, maximumBlockFrames: format.maximumBlockFrames)
     }
 }

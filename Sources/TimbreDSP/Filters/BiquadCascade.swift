@@ -21,9 +21,9 @@ import CTimbreSupport
 /// by FMA rounding only). Sections are padded to an even count with identity sections.
 ///
 /// Memory: `init` allocates coefficient and state storage once; `process` never allocates.
-/// The struct holds raw pointers so copying it is free and never reference-counts; the owner
-/// calls `deallocate()` exactly once (the engine does this on the control thread).
-public struct BiquadCascade {
+/// The cascade is non-copyable (``AudioKernel``): its one owner ends it and `deinit` frees the
+/// storage (the engine's plans do this on the control thread).
+public struct BiquadCascade: ~Copyable {
     /// Per channel pair `vectorCount × 8` doubles: for vector v, the s1 lanes
     /// (L 2v, R 2v, L 2v+1, R 2v+1) then the s2 lanes.
     @usableFromInline let state: UnsafeMutablePointer<Double>
@@ -70,8 +70,7 @@ public struct BiquadCascade {
         return p
     }
 
-    /// Frees the storage. Call once, off the render thread.
-    public func deallocate() {
+    deinit {
         state.deallocate()
         coefficients.deallocate()
     }
@@ -83,7 +82,7 @@ public struct BiquadCascade {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func copyState(from other: BiquadCascade, sections from: Int, to: Int, count: Int) {
+    public func copyState(from other: borrowing BiquadCascade, sections from: Int, to: Int, count: Int) {
         guard other.channelCount == channelCount, from >= 0, to >= 0,
               from + count <= other.sectionCount, to + count <= sectionCount else { return }
         for p in 0..<pairCount {
@@ -101,18 +100,26 @@ public struct BiquadCascade {
     /// Index of section k's s1 lane for the left channel within a pair's state.
     @inlinable static func slot(_ k: Int) -> Int { (k / 2) * 8 + (k % 2) * 2 }
 
-    /// True when any state value is NaN or infinite (a non-finite input reached this filter).
-    /// Real-time safe; reads `8 × ⌈sectionCount / 2⌉` values per channel pair.
-    @inlinable public var hasNonFiniteState: Bool { nonFiniteStateCheck() }
-
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
+    /// True when any state value is NaN or infinite (reads `8 × ⌈sectionCount / 2⌉` values per channel pair).
     @inlinable
     func nonFiniteStateCheck() -> Bool {
         var bad = false
         for i in 0..<stateCount { bad = bad || !state[i].isFinite }
         return bad
+    }
+
+    /// Clears the state if it holds NaN or infinity; true when it did. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        guard nonFiniteStateCheck() else { return false }
+        reset()
+        return true
     }
 
     /// Clears the filter state (as if preceded by silence). Real-time safe.
@@ -173,5 +180,21 @@ public struct BiquadCascade {
         let ran = timbre_cascade_process_with(kernel.rawValue, coefficients, state, sectionCount,
                                               UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self), channelCount, frameCount)
         precondition(ran != 0, "BiquadCascade: the \(kernel) kernel cannot run on this CPU")
+    }
+}
+
+extension BiquadCascade: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// Prepares a cascade of `sections` (identities dropped) for `format`'s channels.
+    public init?(_ sections: [BiquadCoefficients], format: KernelFormat) {
+        self.init(sections: sections, channelCount: format.channelCount)
+    }
+
+    /// Takes over every section's memory of `previous` (same sections and channels).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueState(from previous: borrowing BiquadCascade) {
+        guard previous.sectionCount == sectionCount else { return }
+        copyState(from: previous, sections: 0, to: 0, count: sectionCount)
     }
 }

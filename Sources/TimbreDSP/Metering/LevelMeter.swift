@@ -17,7 +17,7 @@ import Foundation
 /// Σx² accumulator always takes the samples whose absolute position ≡ j (mod 8), and the lanes
 /// persist across blocks within a tick, so the summation order — and every result — is the
 /// same whatever block sizes the meter is fed. Σx² is carried in Double across ticks.
-public struct LevelMeter {
+public struct LevelMeter: ~Copyable {
     public static let peakHoldSeconds = 1.5
     public static let peakFallDBPerSecond = 20.0
     public static let averageSeconds = 0.3
@@ -51,7 +51,7 @@ public struct LevelMeter {
         clock.initialize(from: [0, (sampleRate / 100).rounded(), 0], count: 3)
     }
 
-    public func deallocate() { values.deallocate(); clock.deallocate(); lanes.deallocate() }
+    deinit { values.deallocate(); clock.deallocate(); lanes.deallocate() }
 
     public func reset() {
         values.update(repeating: 0, count: channelCount * Field.count.rawValue)
@@ -59,7 +59,7 @@ public struct LevelMeter {
         lanes.update(repeating: .zero, count: channelCount)
     }
 
-    public func copyState(from other: LevelMeter) {
+    public func continueState(from other: borrowing LevelMeter) {
         guard other.channelCount == channelCount, other.sampleRate == sampleRate else { return }
         values.update(from: other.values, count: channelCount * Field.count.rawValue)
         clock.update(from: other.clock, count: 3)
@@ -196,5 +196,23 @@ public struct LevelMeter {
     public func averagePower(channel c: Int) -> Double {
         let ms = v(c, .averageMS).pointee
         return ms > 0 ? max(Self.floorDB, 10 * log10(ms) + 10 * log10(2.0)) : Self.floorDB
+    }
+}
+
+extension LevelMeter: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A meter for `format`'s rate and channels.
+    public init?(_ setup: Void, format: KernelFormat) { self.init(sampleRate: format.sampleRate, channelCount: format.channelCount) }
+
+    /// Zeroes NaN and infinity among the readings and the tick in progress; true when there was some.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        var lanesBad = false
+        for c in 0..<channelCount {
+            for j in 0..<8 where !lanes[c][j].isFinite { lanes[c][j] = 0; lanesBad = true }
+        }
+        return NonFiniteScan.zero(values, count: channelCount * Field.count.rawValue) || lanesBad
     }
 }

@@ -21,9 +21,9 @@ import Foundation
 /// except for blocks within 0.01 LU of the relative gate.
 ///
 /// `loudness = −0.691 + 10·log10(Σ_i G_i · mean(y_i²))`, y the K-weighted signal (``KWeighting``).
-/// Storage is raw memory owned by the value: copy it only with ``copyState(from:)``, free with
-/// ``deallocate()``.
-public struct LoudnessMeter {
+/// Non-copyable (``AudioKernel``): a new meter takes over another's measurement with
+/// ``continueState(from:)``, and `deinit` frees the storage.
+public struct LoudnessMeter: ~Copyable {
     public let sampleRate: Double
     public let channelCount: Int
     public let shortTermRateHz: Int
@@ -67,8 +67,7 @@ public struct LoudnessMeter {
         reset()
     }
 
-    /// Frees the storage. Call once, off the render thread.
-    public func deallocate() {
+    deinit {
         coefficients.deallocate(); state.deallocate(); weights.deallocate(); scalars.deallocate()
         ringEnergy.deallocate(); ringCount.deallocate(); blockHistogram.deallocate(); shortTermHistogram.deallocate()
     }
@@ -86,7 +85,7 @@ public struct LoudnessMeter {
 
     /// Continues `other`'s measurement (same rate and channel count): filter state, ticks,
     /// maxima and histograms. Copies ~130 KB.
-    public func copyState(from other: LoudnessMeter) {
+    public func continueState(from other: borrowing LoudnessMeter) {
         guard other.channelCount == channelCount, other.sampleRate == sampleRate else { return }
         state.update(from: other.state, count: 5 * channelCount)
         scalars.update(from: other.scalars, count: Slot.count.rawValue)
@@ -255,5 +254,22 @@ public struct LoudnessMeter {
             if seen > highRank { high = Self.binCenter(k); break }
         }
         return high - low
+    }
+}
+
+extension LoudnessMeter: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A meter for `format`'s rate and channels (BS.1770 weights, 10 short-term values a second).
+    public init?(_ setup: Void, format: KernelFormat) { self.init(sampleRate: format.sampleRate, channelCount: format.channelCount) }
+
+    /// Zeroes NaN and infinity in the filters' state, the tick in progress and the last 3 s of
+    /// ticks (a poisoned block then counts as silence); true when there was some.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let filters = NonFiniteScan.zero(state, count: 5 * channelCount)
+        let readings = NonFiniteScan.zero(scalars, count: Slot.count.rawValue)
+        return NonFiniteScan.zero(ringEnergy, count: Self.ringTicks) || filters || readings
     }
 }

@@ -27,8 +27,8 @@ import Foundation
 /// 32 because its ceiling has to hold on square waves and noise, where 32 taps read 0.02 dB low.
 ///
 /// Memory: per channel the last 63 samples and the last two magnitudes, allocated in `init`;
-/// `process` never allocates.
-public struct TruePeakMeter {
+/// `process` never allocates. Non-copyable (``AudioKernel``): `deinit` frees it.
+public struct TruePeakMeter: ~Copyable {
     public let oversampling: Int
     public let channelCount: Int
     @usableFromInline static let tapsPerPhase = 64
@@ -79,8 +79,7 @@ public struct TruePeakMeter {
         return taps
     }
 
-    /// Frees the storage. Call once, off the render thread.
-    public func deallocate() { taps.deallocate(); state.deallocate(); peaks.deallocate() }
+    deinit { taps.deallocate(); state.deallocate(); peaks.deallocate() }
 
     public func reset() {
         state.update(repeating: 0, count: channelCount * Self.stateSize)
@@ -91,7 +90,7 @@ public struct TruePeakMeter {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func copyState(from other: TruePeakMeter) {
+    public func continueState(from other: borrowing TruePeakMeter) {
         guard other.channelCount == channelCount, other.oversampling == oversampling else { return }
         for k in 0..<(channelCount * Self.stateSize) { state[k] = other.state[k] }
         for c in 0..<channelCount { peaks[c] = other.peaks[c] }
@@ -128,4 +127,19 @@ public struct TruePeakMeter {
     public var peak: Float { (0..<channelCount).map { peaks[$0] }.max() ?? 0 }
     /// The largest true peak in dBTP (−inf for silence).
     public var peakDBTP: Double { 20 * log10(Double(peak)) }
+}
+
+extension TruePeakMeter: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A meter for `format`'s rate and channels.
+    public init?(_ setup: Void, format: KernelFormat) { self.init(sampleRate: format.sampleRate, channelCount: format.channelCount) }
+
+    /// Zeroes NaN and infinity among the samples carried and the peaks; true when there was some.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let carried = NonFiniteScan.zero(state, count: channelCount * Self.stateSize)
+        return NonFiniteScan.zero(peaks, count: channelCount) || carried
+    }
 }

@@ -15,14 +15,14 @@ import Foundation
 /// Taps are stored phase-major, `tapsPerPhase` per phase (padded with zeros to a multiple of
 /// 8 for the vectorised dot product), in Double: with Float taps the coefficient rounding
 /// alone limits THD+N to about −140 dB (measured in the prototype), the high mode's target.
-public struct PolyphaseFilterBank {
+public struct PolyphaseFilterBank: ~Copyable {
     public let ratio: RationalRatio
     public let quality: ResamplerQuality
     /// Taps per output frame and channel (a multiple of 8).
     public let tapsPerPhase: Int
     /// Input frames each side of the output position the filter reaches (K/2).
     public let halfLength: Int
-    /// `L × tapsPerPhase` coefficients; owned, freed by ``deallocate()``.
+    /// `L × tapsPerPhase` coefficients, owned by the bank (non-copyable: `deinit` frees them).
     public let taps: UnsafeMutablePointer<Double>
 
     /// Largest table this design builds (phases × taps), 4 M coefficients (32 MB).
@@ -49,6 +49,5 @@ public struct PolyphaseFilterBank {
         }
     }
 
-    /// Frees the coefficients. Call once, off the render thread.
-    public func deallocate() { taps.deallocate() }
+    deinit { taps.deallocate() }
 }

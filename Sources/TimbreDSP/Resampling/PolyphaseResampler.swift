@@ -27,7 +27,7 @@ import CTimbreSupport
 /// // read `need` frames into `input`, then:
 /// resampler.process(input: input, inputFrames: need, output: output, outputFrames: 1024)
 /// ```
-public struct PolyphaseResampler {
+public struct PolyphaseResampler: ~Copyable {
     public let bank: PolyphaseFilterBank
     public let channelCount: Int
     public let maximumOutputFrames: Int
@@ -61,15 +61,15 @@ public struct PolyphaseResampler {
         self.maximumOutputFrames = maximumOutputFrames
         // History kept between calls (< K frames) + the most one call can add.
         let maximumInput = (maximumOutputFrames * ratio.downsampling) / ratio.upsampling + 2
-        capacity = bank.tapsPerPhase + maximumInput + 1
+        capacity = self.bank.tapsPerPhase + maximumInput + 1
         history = .allocate(capacity: channelCount * capacity)
         cursor = .allocate(capacity: 4)
         cursor.initialize(repeating: 0, count: 4)
         reset()
     }
 
-    /// Frees the storage. Call once, off the render thread.
-    public func deallocate() { bank.deallocate(); history.deallocate(); cursor.deallocate() }
+    /// Frees the history (the bank frees its own table).
+    deinit { history.deallocate(); cursor.deallocate() }
 
     /// Back to the start of a stream: silence before input frame 0, output 0 at input 0.
     public func reset() {
@@ -134,4 +134,19 @@ public struct PolyphaseResampler {
         cursor[2] = position
         cursor[3] = phase
     }
+}
+
+extension PolyphaseResampler: AudioKernel {
+    /// A converter by `setup.ratio` at `setup.quality` for `format`'s channels, at most
+    /// `format.maximumBlockFrames` output frames a call.
+    public init?(_ setup: Resampler.Setup, format: KernelFormat) {
+        self.init(ratio: setup.ratio, channelCount: format.channelCount, quality: setup.quality, maximumOutputFrames: format.maximumBlockFrames)
+    }
+
+    /// Zeroes NaN and infinity in the input history; true when there was some.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool { NonFiniteScan.zero(history, count: channelCount * capacity) }
 }

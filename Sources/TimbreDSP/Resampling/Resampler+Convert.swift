@@ -8,7 +8,6 @@ extension Resampler {
               let resampler = Resampler(ratio: ratio, channelCount: channels.count, quality: quality, maximumOutputFrames: blockFrames,
                                         engine: engine)
         else { return nil }
-        defer { resampler.deallocate() }
         let total = Int(resampler.outputFrames(forInputFrames: Int64(first.count)))
         var result = [[Float]](repeating: [Float](repeating: 0, count: total), count: channels.count)
         let inputCapacity = resampler.maximumInputFrames

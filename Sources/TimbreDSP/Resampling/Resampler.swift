@@ -19,12 +19,11 @@
 ///
 /// ```swift
 /// let resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, maximumOutputFrames: 1024)!
-/// defer { resampler.deallocate() }
 /// let need = resampler.inputFramesNeeded(forOutputFrames: 1024)
 /// // read `need` frames into `input`, then:
 /// resampler.process(input: input, inputFrames: need, output: output, outputFrames: 1024)
 /// ```
-public struct Resampler {
+public struct Resampler: ~Copyable {
     /// The two ways of computing the same filter.
     public enum EngineKind: String, CaseIterable, Sendable {
         /// Overlap-save FFT blocks (``SpectralResampler``): cheapest per frame, a block of lookahead.
@@ -33,7 +32,7 @@ public struct Resampler {
         case polyphase
     }
 
-    @usableFromInline enum Engine {
+    @usableFromInline enum Engine: ~Copyable {
         case spectral(SpectralResampler)
         case polyphase(PolyphaseResampler)
     }
@@ -70,14 +69,6 @@ public struct Resampler {
         self.channelCount = channelCount
         self.quality = quality
         self.maximumOutputFrames = maximumOutputFrames
-    }
-
-    /// Frees the storage. Call once, off the render thread.
-    public func deallocate() {
-        switch engine {
-        case .spectral(let e): e.deallocate()
-        case .polyphase(let e): e.deallocate()
-        }
     }
 
     /// Back to the start of a stream: silence before input frame 0, output 0 at input 0.
@@ -140,6 +131,30 @@ public struct Resampler {
         switch engine {
         case .spectral(let e): e.process(input: input, inputFrames: inputFrames, output: output, outputFrames: outputFrames)
         case .polyphase(let e): e.process(input: input, inputFrames: inputFrames, output: output, outputFrames: outputFrames)
+        }
+    }
+}
+
+extension Resampler: AudioKernel {
+    /// What a converter needs besides its format: the ratio and the quality.
+    public struct Setup: Sendable, Equatable {
+        public var ratio: RationalRatio
+        public var quality: ResamplerQuality
+        public init(ratio: RationalRatio, quality: ResamplerQuality = .high) { self.ratio = ratio; self.quality = quality }
+    }
+
+    /// A converter by `setup.ratio` at `setup.quality` (the quality's own engine) for
+    /// `format`'s channels, at most `format.maximumBlockFrames` output frames a call.
+    public init?(_ setup: Setup, format: KernelFormat) {
+        self.init(ratio: setup.ratio, channelCount: format.channelCount, quality: setup.quality, maximumOutputFrames: format.maximumBlockFrames)
+    }
+
+    /// Zeroes NaN and infinity in the engine's history; true when there was some.
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        switch engine {
+        case .spectral(let e): e.clearNonFinite()
+        case .polyphase(let e): e.clearNonFinite()
         }
     }
 }

@@ -28,7 +28,7 @@ import CTimbreSupport
 /// `process(input:inputFrames:output:outputFrames:)`; the output is aligned (output 0 is
 /// input 0) and the first call needs ``latencyInputFrames`` of lookahead. Nothing is
 /// allocated after `init`; `process` runs two FFTW executions per channel pair per block.
-public struct SpectralResampler {
+public struct SpectralResampler: ~Copyable {
     public let ratio: RationalRatio
     public let channelCount: Int
     public let maximumOutputFrames: Int
@@ -99,8 +99,8 @@ public struct SpectralResampler {
         reset()
     }
 
-    /// Frees the storage and plans. Call once, off the render thread.
-    public func deallocate() {
+    /// Frees the storage and plans (FFTW's planner lock: end a converter off the render thread).
+    deinit {
         FFTWPlanner.destroyDouble(forward)
         FFTWPlanner.destroyDouble(inverse)
         fftw_free(work); fftw_free(bins); fftw_free(spectrum); fftw_free(result)
@@ -186,5 +186,23 @@ public struct SpectralResampler {
         state[0] = keep
         state[1] = 0
         state[2] = hop
+    }
+}
+
+extension SpectralResampler: AudioKernel {
+    /// A converter by `setup.ratio` at `setup.quality` for `format`'s channels, at most
+    /// `format.maximumBlockFrames` output frames a call.
+    public init?(_ setup: Resampler.Setup, format: KernelFormat) {
+        self.init(ratio: setup.ratio, channelCount: format.channelCount, quality: setup.quality, maximumOutputFrames: format.maximumBlockFrames)
+    }
+
+    /// Zeroes NaN and infinity in the pending input and the outputs not yet read; true when there was some.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        let input = NonFiniteScan.zero(pending, count: channelCount * pendingCapacity)
+        return NonFiniteScan.zero(ready, count: channelCount * layout.hopOutput) || input
     }
 }

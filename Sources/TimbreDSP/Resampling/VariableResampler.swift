@@ -15,7 +15,7 @@ import Foundation
 /// The step moves to a new target linearly over ``smoothingFrames`` output frames, so a
 /// change or a sweep never jumps (no click). Output frame n sits at input position tₙ, and
 /// tₙ₊₁ = tₙ + stepₙ.
-public struct VariableResampler {
+public struct VariableResampler: ~Copyable {
     public let channelCount: Int
     public let maximumOutputFrames: Int
     /// Largest step (input frames per output frame) the buffers were sized for.
@@ -71,7 +71,7 @@ public struct VariableResampler {
         reset(step: step)
     }
 
-    public func deallocate() { table.deallocate(); weights.deallocate(); history.deallocate(); cursor.deallocate(); stepState.deallocate() }
+    deinit { table.deallocate(); weights.deallocate(); history.deallocate(); cursor.deallocate(); stepState.deallocate() }
 
     /// Back to the start of a stream at `step`: silence before input frame 0, output 0 at input 0.
     public func reset(step: Double) {
@@ -87,7 +87,11 @@ public struct VariableResampler {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func clearNonFinite() { NonFiniteScan.zero(history, count: channelCount * capacity) }
+    @discardableResult
+    public func clearNonFinite() -> Bool { NonFiniteScan.zero(history, count: channelCount * capacity) }
+
+    /// Back to the start of a stream at the step it is heading for.
+    public func reset() { reset(step: stepState[2]) }
 
     /// The step now (it may be moving toward a new target).
     public var step: Double { stepState[1] }
@@ -197,5 +201,14 @@ public struct VariableResampler {
         cursor[1] = total - keepFrom
         cursor[2] = whole
         stepState[0] = fraction; stepState[1] = step
+    }
+}
+
+extension VariableResampler: AudioKernel {
+    /// A converter starting at `step` input frames per output frame (up to 4) for `format`'s
+    /// channels, at most `format.maximumBlockFrames` output frames a call.
+    public init?(_ step: Double, format: KernelFormat) {
+        guard step > 0 && step <= 4 else { return nil }
+        self.init(channelCount: format.channelCount, step: step, maximumOutputFrames: format.maximumBlockFrames)
     }
 }

@@ -27,10 +27,11 @@ import Foundation
 /// bins with every window.
 ///
 /// Plans and buffers are made in `init` (FFTW planning allocates); `process(_:frameCount:)`
-/// only copies, executes plans and accumulates, in fixed memory. A value over raw memory (so
-/// a `spectrum` node can run it on the audio thread without reference counting), freed once
-/// by ``deallocate()``; ``SpectrumAnalyzer`` owns one for callers that prefer a class.
-public struct SpectrumKernel {
+/// only copies, executes plans and accumulates, in fixed memory. A non-copyable value over raw
+/// memory (``AudioKernel``: a `spectrum` node runs it on the audio thread without reference
+/// counting; `deinit` frees plans and buffers); ``SpectrumAnalyzer`` owns one for callers that
+/// prefer a class.
+public struct SpectrumKernel: ~Copyable {
     public let size: Int
     public let sampleRate: Double
     public let channelCount: Int
@@ -80,8 +81,8 @@ public struct SpectrumKernel {
         counters.initialize(repeating: 0, count: 2)
     }
 
-    /// Frees plans and buffers. Call once, off the audio thread.
-    public func deallocate() {
+    /// Frees plans and buffers (FFTW's plan destruction takes its planner lock: end a kernel off the audio thread).
+    deinit {
         FFTWPlanner.destroy(plan); fftwf_free(input); fftwf_free(output)
         windowValues.deallocate(); history.deallocate(); framePower.deallocate(); averagePower.deallocate(); peakPower.deallocate()
         counters.deallocate()
@@ -219,8 +220,7 @@ public struct SpectrumKernel {
     }
 }
 
-/// An owning wrapper of a ``SpectrumKernel`` (frees it on deinit) for offline callers.
-@dynamicMemberLookup
+/// An owning wrapper of a ``SpectrumKernel`` for offline callers.
 public final class SpectrumAnalyzer {
     public let kernel: SpectrumKernel
 
@@ -232,13 +232,56 @@ public final class SpectrumAnalyzer {
                                 overlap: overlap, averagingSeconds: averagingSeconds)
     }
 
-    deinit { kernel.deallocate() }
-
-    public subscript<T>(dynamicMember path: KeyPath<SpectrumKernel, T>) -> T { kernel[keyPath: path] }
+    public var size: Int { kernel.size }
+    public var sampleRate: Double { kernel.sampleRate }
+    public var binCount: Int { kernel.binCount }
+    /// Frames analysed so far.
+    public var frames: Int { kernel.frames }
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) { kernel.process(channels, frameCount: frameCount) }
     public func frequency(ofBin k: Int) -> Double { kernel.frequency(ofBin: k) }
     public func levelDB(bin k: Int, peakHold: Bool = false) -> Double { kernel.levelDB(bin: k, peakHold: peakHold) }
     public func levelsDB(peakHold: Bool = false) -> [Double] { kernel.levelsDB(peakHold: peakHold) }
     public func bands(fraction b: Int) -> [SpectrumKernel.Band] { kernel.bands(fraction: b) }
     public var peak: (frequencyHz: Double, levelDB: Double) { kernel.peak }
+}
+
+extension SpectrumKernel: InPlaceAudioKernel, ContinuableAudioKernel {
+    /// A Hann-windowed analyser of `size` points (50 % overlap, no averaging) for `format`.
+    public init?(_ size: Int, format: KernelFormat) {
+        guard Self.sizes.contains(size) else { return nil }
+        self.init(size: size, sampleRate: format.sampleRate, channelCount: format.channelCount)
+    }
+
+    /// Back to no samples seen: history, averages and peaks cleared.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func reset() {
+        history.update(repeating: 0, count: channelCount * size)
+        for k in 0..<binCount { framePower[k] = 0; averagePower[k] = 0; peakPower[k] = 0 }
+        counters[0] = 0; counters[1] = 0
+    }
+
+    /// Takes over `previous`'s history, averages, peaks and position (same size, hop and channels).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueState(from previous: borrowing SpectrumKernel) {
+        guard previous.size == size, previous.hop == hop, previous.channelCount == channelCount else { return }
+        history.update(from: previous.history, count: channelCount * size)
+        for k in 0..<binCount { averagePower[k] = previous.averagePower[k]; peakPower[k] = previous.peakPower[k] }
+        counters[0] = previous.counters[0]; counters[1] = previous.counters[1]
+    }
+
+    /// Clears everything if NaN or infinity reached the history or the averages; true when it did.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        guard NonFiniteScan.contains(history, count: channelCount * size) || NonFiniteScan.contains(averagePower, count: binCount)
+            || NonFiniteScan.contains(peakPower, count: binCount) else { return false }
+        reset()
+        return true
+    }
 }

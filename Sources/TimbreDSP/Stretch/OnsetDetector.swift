@@ -6,7 +6,7 @@
 /// After the percussive-onset rule of C. Duxbury, M. Sandler, M. Davies, "A hybrid approach to
 /// musical note onset detection" (DAFx 2002), reduced to its energy part: enough to keep
 /// attacks out of stretched frames (``PhaseVocoder``).
-package struct OnsetDetector {
+package struct OnsetDetector: ~Copyable {
     package static let chunkFrames = 128
     static let history = 8
     static let ratio: Float = 10
@@ -27,7 +27,7 @@ package struct OnsetDetector {
         reset()
     }
 
-    package func deallocate() { state.deallocate(); onsets.deallocate(); counters.deallocate() }
+    deinit { state.deallocate(); onsets.deallocate(); counters.deallocate() }
 
     package func reset() {
         state.update(repeating: 0, count: 2 + Self.history)
@@ -39,6 +39,7 @@ package struct OnsetDetector {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
+    @discardableResult
     package func clearNonFinite() -> Bool { NonFiniteScan.zero(state, count: 2 + Self.history) }
 
     /// Feeds `count` frames of a mono mix.

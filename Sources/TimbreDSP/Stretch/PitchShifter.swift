@@ -14,7 +14,7 @@ import Foundation
 /// ``glideSeconds`` whatever the interval; the
 /// stretcher's rate follows block by block and the resampler's step segment by segment, so a
 /// change never clicks. `process` allocates nothing and takes no lock.
-public struct PitchShifter {
+public struct PitchShifter: ~Copyable {
     public let channelCount: Int
     public let sampleRate: Double
     public let maximumBlockFrames: Int
@@ -33,7 +33,16 @@ public struct PitchShifter {
         latencyFrames = storage.latency
     }
 
-    public func deallocate() { storage.deallocate() }
+    /// Back to the start of a stream at the target pitch (no glide pending), the latency's
+    /// silence first again.
+    public func reset() { storage.reset() }
+
+    /// Zeroes NaN and infinity in the shifter's memory; true when there was some. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool { storage.clearNonFinite() }
 
     /// The pitch the shifter glides to (clamped to ±24 semitones).
     public func setSemitones(_ semitones: Double) { storage.setTarget(semitones) }
@@ -62,7 +71,7 @@ public struct PitchShifter {
     }
 
     /// A handle for real-time code, copied freely and never reference-counted: whoever holds the
-    /// ``PitchShifter`` keeps it alive (and calls `deallocate`) while handles are in use.
+    /// ``PitchShifter`` keeps it alive while handles are in use.
     public var renderHandle: RenderHandle { RenderHandle(storage: .passUnretained(storage)) }
 
     /// See ``PitchShifter/renderHandle``.
@@ -87,7 +96,8 @@ public struct PitchShifter {
         #if TIMBRE_REALTIME_CHECKS
         @_noLocks
         #endif
-        public func clearNonFinite() { storage._withUnsafeGuaranteedRef { $0.clearNonFinite() } }
+        @discardableResult
+        public func clearNonFinite() -> Bool { storage._withUnsafeGuaranteedRef { $0.clearNonFinite() } }
 
         /// Stretched frames that were not ready in time (see ``PitchShifter/underruns``).
         public var underruns: Int { storage._withUnsafeGuaranteedRef { $0.underruns } }
@@ -142,8 +152,19 @@ public struct PitchShifter {
             subOutput = .allocate(capacity: channelCount)
         }
 
-        func deallocate() {
-            stretcher.deallocate(); resampler.deallocate()
+        /// The state `init` leaves, at the target pitch.
+        func reset() {
+            semitones = targetSemitones; glidePerFrame = 0
+            let p = pow(2, semitones / 12)
+            stretcher.setRate(1 / p)
+            stretcher.reset()
+            resampler.reset(step: p)
+            fifoStart = 0; fifoCount = 0; fifoRead = 0
+            emitted = 0; segment = -1; segmentLeft = 0; underruns = 0
+        }
+
+        /// Frees the FIFO (the stretcher and resampler free themselves).
+        deinit {
             for c in 0..<channels { fifo[c].deallocate() }
             fifo.deallocate()
             fifoPointers.deallocate(); fifoConst.deallocate(); subOutput.deallocate()
@@ -152,10 +173,12 @@ public struct PitchShifter {
         #if TIMBRE_REALTIME_CHECKS
         @_noLocks
         #endif
-        func clearNonFinite() {
-            for c in 0..<channels { NonFiniteScan.zero(fifo[c], count: fifoCapacity) }
-            stretch._withUnsafeGuaranteedRef { $0.clearNonFinite() }
-            resampler.clearNonFinite()
+        @discardableResult
+        func clearNonFinite() -> Bool {
+            var found = false
+            for c in 0..<channels where NonFiniteScan.zero(fifo[c], count: fifoCapacity) { found = true }
+            let stretched = stretch._withUnsafeGuaranteedRef { $0.clearNonFinite() }
+            return resampler.clearNonFinite() || stretched || found
         }
 
         #if TIMBRE_REALTIME_CHECKS
@@ -228,5 +251,13 @@ public struct PitchShifter {
                 emitted += frameCount - done
             }
         }
+    }
+}
+
+extension PitchShifter: AudioKernel {
+    /// A shifter by `semitones` (±24) for `format`.
+    public init?(_ semitones: Double, format: KernelFormat) {
+        guard Self.semitoneRange.contains(semitones) else { return nil }
+        self.init(sampleRate: format.sampleRate, channelCount: format.channelCount, semitones: semitones, maximumBlockFrames: format.maximumBlockFrames)
     }
 }

@@ -5,7 +5,6 @@ extension TimeStretcher {
     public static func stretch(_ channels: [[Float]], sampleRate: Double, rate: Double, blockFrames: Int = 1024) -> [[Float]] {
         let count = channels.first?.count ?? 0
         let s = TimeStretcher(sampleRate: sampleRate, channelCount: channels.count, rate: rate, maximumPushFrames: blockFrames)
-        defer { s.deallocate() }
         var result = [[Float]](repeating: [], count: channels.count)
         let scratch = (0..<channels.count).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: s.storage.outCapacity) }
         defer { scratch.forEach { $0.deallocate() } }

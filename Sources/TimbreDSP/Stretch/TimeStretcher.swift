@@ -28,7 +28,7 @@ import Foundation
 /// Use: ``push(_:frameCount:)`` input (≤ `maximumPushFrames` at a time), then ``pull(_:frameCount:)``
 /// up to ``availableFrames``. Nothing allocates after `init`; FFTW plans are made under the
 /// shared planner lock in `init`. The result does not depend on how the input is split.
-public struct TimeStretcher {
+public struct TimeStretcher: ~Copyable {
     public let channelCount: Int
     public let fftSize: Int
     public let hop: Int
@@ -92,8 +92,16 @@ public struct TimeStretcher {
         sampleRate <= 50_000 ? 2048 : sampleRate <= 100_000 ? 4096 : 8192
     }
 
-    /// Frees buffers and plans. Call once, off the render thread.
-    public func deallocate() { storage.deallocate() }
+    /// Back to the start of a stream at the current rate: every buffer silent, no frame made.
+    public func reset() { storage.reset() }
+
+    /// Zeroes NaN and infinity in the input, the output accumulator and the spectral memory
+    /// (the phases start afresh); true when there was some. Real-time safe.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool { storage.clearNonFinite() }
 
     /// Output frames ready to ``pull(_:frameCount:)``.
     public var availableFrames: Int { storage.ready - storage.outStart }
@@ -128,8 +136,8 @@ public struct TimeStretcher {
         storage.pull(output, frameCount: frameCount)
     }
 
-    /// The stretcher's buffers and the frame loop. A class only to own FFTW memory; the struct
-    /// above is the API.
+    /// The stretcher's buffers and the frame loop (its `deinit` frees them; the non-copyable
+    /// struct above, its one owner, is the API).
     @usableFromInline final class Storage {
         let n: Int, hop: Int, channels: Int, bins: Int
         var rate: Double
@@ -222,7 +230,8 @@ public struct TimeStretcher {
         #if TIMBRE_REALTIME_CHECKS
         @_noLocks
         #endif
-        func clearNonFinite() {
+        @discardableResult
+        func clearNonFinite() -> Bool {
             var found = false
             for c in 0..<channels {
                 found = NonFiniteScan.zero(input[c], count: inCapacity) || found
@@ -236,9 +245,31 @@ public struct TimeStretcher {
             found = NonFiniteScan.zero(frame, count: n) || found
             found = onsets.clearNonFinite() || found
             if found { hasPrevious = false }
+            return found
         }
 
-        func deallocate() {
+        /// The state `init` leaves: output frame 0 at input frame 0, silence before it.
+        func reset() {
+            frameIndex = -(n / (2 * hop)) + 1
+            target = Double(frameIndex * hop) * rate
+            center = Int(target.rounded())
+            inStart = center - n / 2
+            inCount = -inStart; pushed = 0
+            outStart = 0; ready = 0; total = -1
+            hasPrevious = false; previousSilent = false; copying = false; lastAnalysisHop = 0
+            schedule.update(repeating: 0, count: TimeStretcher.scheduleCapacity)
+            for c in 0..<channels {
+                input[c].update(repeating: 0, count: inCapacity)
+                output[c].update(repeating: 0, count: outCapacity)
+                spectra[c].update(repeating: 0, count: 2 * bins)
+            }
+            reference.update(repeating: 0, count: 2 * bins)
+            previousReference.update(repeating: 0, count: 2 * bins)
+            previousSynthesis.update(repeating: 0, count: 2 * bins)
+            onsets.reset()
+        }
+
+        deinit {
             FFTWPlanner.destroy(forward); FFTWPlanner.destroy(inverse)
             window.deallocate()
             for c in 0..<channels { input[c].deallocate(); output[c].deallocate() }
@@ -248,7 +279,6 @@ public struct TimeStretcher {
             spectra.deallocate()
             fftwf_free(reference); fftwf_free(previousReference); fftwf_free(previousSynthesis)
             power.deallocate(); peaks.deallocate(); mono.deallocate(); schedule.deallocate()
-            onsets.deallocate()
         }
 
         #if TIMBRE_REALTIME_CHECKS
@@ -455,3 +485,13 @@ public struct TimeStretcher {
 /// call or the rounding-rule type (both opaque to `@_noLocks`).
 @inline(__always)
 func nearestInteger(_ x: Double) -> Int { Int(x >= 0 ? x + 0.5 : x - 0.5) }
+
+extension TimeStretcher: AudioKernel {
+    /// A stretcher at `setup.rate` with `setup.options` for `format`'s rate and channels,
+    /// taking at most `format.maximumBlockFrames` frames a push.
+    public init?(_ setup: (rate: Double, options: Options), format: KernelFormat) {
+        guard Self.rateRange.contains(setup.rate) else { return nil }
+        self.init(sampleRate: format.sampleRate, channelCount: format.channelCount, rate: setup.rate,
+                  maximumPushFrames: format.maximumBlockFrames, options: setup.options)
+    }
+}
