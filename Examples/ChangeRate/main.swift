@@ -32,7 +32,6 @@ report("input", tone, 44_100)
 guard let resampler = Resampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2, quality: .high, maximumOutputFrames: 512) else {
     fatalError("unsupported ratio")
 }
-defer { resampler.deallocate() }
 let total = Int(resampler.outputFrames(forInputFrames: Int64(tone.count)))
 let inputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: resampler.maximumInputFrames) }  // the most one call asks for
 let outputs = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 512) }
@@ -60,7 +59,6 @@ report("0.8× speed, pitch kept (TimeStretcher)", slower[0], 48_000)
 // 3. +7 semitones at unchanged speed, block by block as a live effect; the first
 //    `latencyFrames` output frames are the shifter's fixed delay.
 let shifter = PitchShifter(sampleRate: 48_000, channelCount: 1, semitones: 7, maximumBlockFrames: 256)
-defer { shifter.deallocate() }
 var shifted = [Float](repeating: 0, count: converted.count)
 converted.withUnsafeBufferPointer { x in
     shifted.withUnsafeMutableBufferPointer { y in

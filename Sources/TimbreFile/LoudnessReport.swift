@@ -26,9 +26,9 @@ public final class LoudnessAnalyzer {
 
     /// An analyser whose loudness meter has measured the audio to come already: the levels and
     /// the true peak are measured as it is fed, the loudness read from `measured` (which the
-    /// analyser takes over and frees). `--normalize` writes audio whose every sample a trial
-    /// measured, through the same code in the same order.
-    package init(sampleRate: Double, channelCount: Int, measured: LoudnessMeter) {
+    /// analyser takes over). `--normalize` writes audio whose every sample a trial measured,
+    /// through the same code in the same order.
+    package init(sampleRate: Double, channelCount: Int, measured: consuming LoudnessMeter) {
         precondition(measured.channelCount == channelCount && measured.sampleRate == sampleRate)
         self.sampleRate = sampleRate; self.channelCount = channelCount
         loudness = measured
@@ -36,8 +36,6 @@ public final class LoudnessAnalyzer {
         levels = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
         truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
     }
-
-    deinit { loudness.deallocate(); levels.deallocate(); truePeak.deallocate() }
 
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         processLoudnessAndLevels(channels, frameCount: frameCount)

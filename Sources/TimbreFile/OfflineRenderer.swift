@@ -301,7 +301,7 @@ public enum OfflineRenderer {
     /// frames `source` delivers (the output's, at `sampleRate`).
     /// `measured`: a loudness meter that has measured exactly these frames (taken over).
     package static func write(from source: TimelineSource, sampleRate: Double, request: RenderRequest, presetName: String = "preset",
-                              renderedBy first: RenderSummary, measured: LoudnessMeter? = nil,
+                              renderedBy first: RenderSummary, measured: consuming LoudnessMeter? = nil,
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         var r = request
         r.preset = .none; r.combination = nil
@@ -322,7 +322,7 @@ public enum OfflineRenderer {
     /// `measured`: the output's loudness, measured already (see ``LoudnessAnalyzer``).
     static func render(_ request: RenderRequest, presetName: String, measureOnly: Bool, capture: RenderCapture?, progress: ((RenderProgress) -> Void)?,
                        readers: [SoundFileReader], timeline inputTimeline: TimelineSource?, source inputSource: FrameSource?,
-                       outputRate: Double, headersOnly: Bool = false, measured: LoudnessMeter? = nil) throws(RenderError) -> RenderSummary {
+                       outputRate: Double, headersOnly: Bool = false, measured: consuming LoudnessMeter? = nil) throws(RenderError) -> RenderSummary {
         let reader = readers.first
         let inputEncoding = reader.flatMap { SampleEncoding(libsndfileFormat: $0.formatCode) }
         var preset = request.preset
@@ -387,8 +387,12 @@ public enum OfflineRenderer {
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
             writer?.reserve(frames: source.expectedFrames)
         }
-        let analyzer = measured.map { LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: $0) }
-            ?? (request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil)
+        let analyzer: LoudnessAnalyzer?
+        if let meter = measured.take() {
+            analyzer = LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: meter)
+        } else {
+            analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
+        }
 
         let previousMXCSR = DenormalGuard.enable()
         defer { DenormalGuard.restore(previousMXCSR) }
@@ -410,24 +414,25 @@ public enum OfflineRenderer {
         var frames: Int64 = 0
         var peak: Float = 0
         // The summary's true peak: the loudness analyser's when metering (not measured twice).
-        let ownTruePeak = analyzer == nil ? TruePeakMeter(sampleRate: outputRate, channelCount: outCount) : nil
-        defer { ownTruePeak?.deallocate() }
+        let ownTruePeak = analyzer == nil ? KernelBox(TruePeakMeter(sampleRate: outputRate, channelCount: outCount)) : nil
         // The output's analysis is shared between the two cores: sample peak, loudness, levels
         // and the capture here, after each block; the true-peak meter (the costliest) on a
         // second thread with the encoding and writing (or alone, in a measuring render),
         // overlapping the processing of the next blocks. Writing audio already in memory
         // (`headersOnly`: no decoding, no preset, little to do here) it runs here instead, beside
         // the encoding.
-        let truePeakMeter = ownTruePeak ?? analyzer?.truePeak
+        let truePeakMeter = { (view: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) in
+            if let ownTruePeak { ownTruePeak.withKernel { $0.process(view, frameCount: count) } } else { analyzer?.truePeak.process(view, frameCount: count) }
+        }
         let truePeakHere = headersOnly && writer != nil
         let analyseHere = { (view: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int) in
             for c in 0..<outCount { peak = max(peak, LevelMeter.largestMagnitude(view[c], count: count)) }
             analyzer?.processLoudnessAndLevels(view, frameCount: count)
-            if truePeakHere { truePeakMeter?.process(view, frameCount: count) }
+            if truePeakHere { truePeakMeter(view, count) }
             capture?.append(view, channelCount: outCount, frameCount: count)
         }
         let output = BackgroundFileWriter(writer: writer, channelCount: outCount, blockFrames: request.ioFrames) { view, count in
-            if !truePeakHere { truePeakMeter?.process(view, frameCount: count) }
+            if !truePeakHere { truePeakMeter(view, count) }
         }
         capture?.expectedFrames = Int(max(0, source.expectedFrames))
         // The plan's latency (its `pitch` nodes) is taken out: the first `latency` output frames
@@ -482,7 +487,7 @@ public enum OfflineRenderer {
             throw .file(error)
         }
         var summary = RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
-                                    peak: peak, truePeak: max(peak, ownTruePeak?.peak ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
+                                    peak: peak, truePeak: max(peak, ownTruePeak?.withKernel { $0.peak } ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
                                     loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
         summary.warnings = warnings
         summary.tags = tags

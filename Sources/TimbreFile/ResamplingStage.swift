@@ -18,17 +18,14 @@ package final class ResamplingStage: FrameSource {
     package init?(upstream: FrameSource, ratio: RationalRatio, quality: ResamplerQuality, maximumFrames: Int) {
         guard let r = Resampler(ratio: ratio, channelCount: upstream.channelCount, quality: quality, maximumOutputFrames: maximumFrames) else { return nil }
         self.upstream = upstream
-        resampler = r
         let capacity = r.maximumInputFrames
+        resampler = r
         let channels = upstream.channelCount
         staging = PlanarStaging(channelCount: channels, capacity: capacity)
         scratch = .allocate(capacity: channels)
     }
 
-    deinit {
-        resampler.deallocate()
-        scratch.deallocate()
-    }
+    deinit { scratch.deallocate() }
 
     package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         var n = maxFrames

@@ -20,10 +20,6 @@ package final class StretchingStage: FrameSource {
         staging = PlanarStaging(channelCount: channels, capacity: maximumFrames)
     }
 
-    deinit {
-        stretcher.deallocate()
-    }
-
     package func read(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, maxFrames: Int) throws(AudioFileError) -> Int {
         while stretcher.availableFrames < maxFrames && !ended {
             let n = try upstream.read(into: staging.pointers, maxFrames: blockFrames)

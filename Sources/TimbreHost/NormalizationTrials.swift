@@ -36,8 +36,8 @@ package final class NormalizationTrials: @unchecked Sendable {
     /// What a trial leaves: its meter, and the limiter's gains it worked out with the deepest
     /// limiting among them (nil when over the budget).
     package struct TrialResult {
-        /// Nil once handed over (``takeMeter(gainDB:)``).
-        package var meter: LoudnessMeter?
+        /// Empty once handed over (``takeMeter(gainDB:)``).
+        package let meter: KernelBox<LoudnessMeter>
         package let recording: LargeSampleBuffer?
         package let limitingDB: Double
     }
@@ -51,7 +51,6 @@ package final class NormalizationTrials: @unchecked Sendable {
         // The limiter's own latency and gain rows (one when linked), from one made as the trials make theirs.
         let probe = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: capture.channelCount, maximumBlockFrames: 1)
         latency = probe.latencyFrames; rows = probe.gainRows
-        probe.deallocate()
     }
 
     /// A limiter as the trials and the written pass run it.
@@ -72,12 +71,13 @@ package final class NormalizationTrials: @unchecked Sendable {
             let limiter = makeLimiter()
             let start = part == 0 ? 0 : max(0, half - 256 - limiter.holdSpan), from = part == 0 ? 0 : half, end = part == 0 ? half : total
             let detector = InterSamplePeakDetector(channelCount: channelCount)
-            let holds = (0..<rows).map { _ in PeakHold(span: limiter.holdSpan) }
+            let holds = UnsafeMutablePointer<PeakHold>.allocate(capacity: rows)
+            for r in 0..<rows { (holds + r).initialize(to: PeakHold(span: limiter.holdSpan)) }
             let input = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block), peaks = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
             let rowPeaks = UnsafeMutablePointer<Float>.allocate(capacity: rows * block)
             let inRows = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
             defer {
-                limiter.deallocate(); detector.deallocate(); holds.forEach { $0.deallocate() }
+                holds.deinitialize(count: rows); holds.deallocate()
                 input.deallocate(); peaks.deallocate(); rowPeaks.deallocate(); inRows.deallocate()
             }
             for c in 0..<channelCount { inRows[c] = input + c * block }
@@ -112,15 +112,12 @@ package final class NormalizationTrials: @unchecked Sendable {
         nonisolated(unsafe) let measured = UnsafeMutableBufferPointer<TrialResult>.allocate(capacity: gainsDB.count)
         defer { measured.deinitialize(); measured.deallocate() }
         DispatchQueue.concurrentPerform(iterations: gainsDB.count) { k in (measured.baseAddress! + k).initialize(to: run(gainDB: gainsDB[k])) }
-        for (k, g) in gainsDB.enumerated() {
-            if let replaced = results.updateValue(measured[k], forKey: g) { replaced.meter?.deallocate() }
-        }
-        return measured.map { $0.meter!.integratedLUFS }
+        for (k, g) in gainsDB.enumerated() { results[g] = measured[k] }
+        return measured.map { $0.meter.withKernel { $0.integratedLUFS } }
     }
 
     /// Frees every trial's meter and recording but the one at `gainDB`.
     package func keep(gainDB: Double) {
-        for (g, r) in results where g != gainDB { r.meter?.deallocate() }
         results = results.filter { $0.key == gainDB }
     }
 
@@ -130,13 +127,8 @@ package final class NormalizationTrials: @unchecked Sendable {
         LimitedCaptureSource(self, gainDB: gainDB, replaying: results[gainDB].flatMap { r in r.recording.map { ($0, r.limitingDB) } })
     }
 
-    /// The meter of the trial at `gainDB`, handed over (the caller frees it).
-    fileprivate func takeMeter(gainDB: Double) -> LoudnessMeter? {
-        defer { results[gainDB]?.meter = nil }
-        return results[gainDB]?.meter
-    }
-
-    deinit { for r in results.values { r.meter?.deallocate() } }
+    /// The meter of the trial at `gainDB`, handed over.
+    fileprivate func takeMeter(gainDB: Double) -> LoudnessMeter? { results[gainDB]?.meter.take() }
 
     /// The capture after a gain of `gainDB` and the limiter, measured: the loudness meter, and
     /// the limiter's gains recorded (within ``recordingBudget``).
@@ -156,7 +148,7 @@ package final class NormalizationTrials: @unchecked Sendable {
             if n == 0 { break }
             meter.process(channels, frameCount: n)
         }
-        return TrialResult(meter: meter, recording: recording, limitingDB: source.limitingDB)
+        return TrialResult(meter: KernelBox(meter), recording: recording, limitingDB: source.limitingDB)
     }
 }
 
@@ -199,7 +191,7 @@ package final class LimitedCaptureSource: TimelineSource {
         if let replaying { limitingDB = replaying.limitingDB }
     }
 
-    deinit { limiter?.deallocate(); gains.deallocate() }
+    deinit { gains.deallocate() }
 
     /// The loudness meter of the trial that read this gain, handed over (nil if that trial was
     /// not the last one kept): it has measured every frame this source delivers.
@@ -209,13 +201,13 @@ package final class LimitedCaptureSource: TimelineSource {
 
     /// The limiter's gains for its frames `position ..< position + n`, row `r` at `row(r)`.
     private func advance(_ n: Int) {
-        guard let limiter else { position += n; return }
+        guard limiter != nil else { position += n; return }
         let block = trials.block, held = trials.heldPeaks!
         for r in 0..<trials.rows {
             let from = held.channel(r) + position, to = gains + r * block, g = gain
             for i in 0..<n { to[i] = g * from[i] }
         }
-        limiter.gains(fromHeldPeaks: gains, stride: block, frameCount: n)
+        limiter?.gains(fromHeldPeaks: gains, stride: block, frameCount: n)
         var lowest: Float = 1
         for r in 0..<trials.rows { let g = gains + r * block; for i in 0..<n { lowest = min(lowest, g[i]) } }
         limitingDB = max(limitingDB, -20 * log10(Double(lowest)))

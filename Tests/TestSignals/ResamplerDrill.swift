@@ -8,22 +8,27 @@ import TimbreDSP
 /// neither allocate nor lock.
 public final class ResamplerDrill {
     public static let outputFrames = 256
-    let resamplers: [Resampler]
+    /// The converters (non-copyable: held in raw memory this drill owns).
+    let resamplers: UnsafeMutablePointer<Resampler>
+    let resamplerCount: Int
     let input: [UnsafeMutablePointer<Float>]
     let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let inputCapacity: Int
 
     public init() {
-        var all: [Resampler] = []
-        for (fin, fout) in [(44_100, 48_000), (96_000, 48_000)] {
-            for (quality, engine) in [(ResamplerQuality.high, Resampler.EngineKind?.none), (.high, .polyphase), (.fast, nil)] {
-                all.append(Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality,
-                                     maximumOutputFrames: Self.outputFrames, engine: engine)!)
-            }
+        let kinds = [(44_100, 48_000), (96_000, 48_000)].flatMap { rates in
+            [(ResamplerQuality.high, Resampler.EngineKind?.none), (.high, .polyphase), (.fast, nil)].map { (rates, $0) }
         }
-        resamplers = all
-        inputCapacity = all.map(\.maximumInputFrames).max()!
+        resamplers = .allocate(capacity: kinds.count)
+        resamplerCount = kinds.count
+        var largest = 0
+        for (k, ((fin, fout), (quality, engine))) in kinds.enumerated() {
+            (resamplers + k).initialize(to: Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality,
+                                                      maximumOutputFrames: Self.outputFrames, engine: engine)!)
+            largest = max(largest, resamplers[k].maximumInputFrames)
+        }
+        inputCapacity = largest
         let capacity = inputCapacity
         input = (0..<2).map { c in
             let p = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
@@ -38,7 +43,7 @@ public final class ResamplerDrill {
     }
 
     deinit {
-        resamplers.forEach { $0.deallocate() }
+        resamplers.deinitialize(count: resamplerCount); resamplers.deallocate()
         input.forEach { $0.deallocate() }
         outputPointers[0].deallocate(); outputPointers[1].deallocate()
         inputPointers.deallocate(); outputPointers.deallocate()
@@ -46,14 +51,12 @@ public final class ResamplerDrill {
 
     /// One call of every resampler: 256 output frames from the input it asks for.
     public func convertBlock() {
-        resamplers.withUnsafeBufferPointer { all in
-            for r in all {
-                let need = r.inputFramesNeeded(forOutputFrames: Self.outputFrames)
-                r.process(input: inputPointers, inputFrames: need, output: outputPointers, outputFrames: Self.outputFrames)
-            }
+        for k in 0..<resamplerCount {
+            let need = resamplers[k].inputFramesNeeded(forOutputFrames: Self.outputFrames)
+            resamplers[k].process(input: inputPointers, inputFrames: need, output: outputPointers, outputFrames: Self.outputFrames)
         }
     }
 
     /// Output frames one ``convertBlock()`` writes in all.
-    public var framesPerBlock: Int { resamplers.count * Self.outputFrames }
+    public var framesPerBlock: Int { resamplerCount * Self.outputFrames }
 }

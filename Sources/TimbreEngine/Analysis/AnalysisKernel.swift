@@ -3,15 +3,15 @@ import TimbreDSP
 
 /// The render side of a `meter`, `loudness` or `spectrum` node: a pass-through that feeds its
 /// meters and publishes a snapshot after every block. A `spectrum` node runs only its
-/// analyser (no level or true-peak meters: it costs what its FFTs cost). Raw memory only (copied freely, never
-/// reference-counted); allocated and freed by ``AnalysisState`` on the control thread.
+/// analyser (no level or true-peak meters: it costs what its FFTs cost). Non-copyable, never
+/// reference-counted; made and ended by ``AnalysisState`` on the control thread.
 ///
 /// Snapshot record (Doubles): [seconds, momentary, shortTerm, integrated, range, maxMomentary,
 /// maxShortTerm, channelCount, then per channel: samplePeak, truePeak, rms, clipped, peakPower,
 /// averagePower]. Levels in dBFS/dBTP, loudness in LUFS/LU; −inf is stored as −1000.
 /// Integrated loudness and range scan their histograms, so they are refreshed every 100 ms
 /// of audio (at absolute positions), not every block.
-package struct AnalysisKernel {
+package struct AnalysisKernel: ~Copyable {
     static let headerSize = 8, perChannel = 6, maxChannels = 32
     let kind: AnalysisState.Kind
     let channelCount: Int
@@ -40,16 +40,16 @@ package struct AnalysisKernel {
         if let settings {
             let k = SpectrumKernel(size: settings.size, sampleRate: sampleRate, channelCount: channelCount, window: settings.window,
                                    overlap: 0.5, averagingSeconds: settings.averagingSeconds)
-            spectrum = k
             spectrumSnapshot = SnapshotBuffer(recordSize: 1 + k.binCount)
+            spectrum = .some(k)
         } else {
             spectrum = nil; spectrumSnapshot = nil
         }
     }
 
-    func deallocate() {
-        level.deallocate(); truePeak.deallocate(); loudness?.deallocate(); snapshot.deallocate(); cache.deallocate()
-        spectrum?.deallocate(); spectrumSnapshot?.deallocate()
+    /// Frees the snapshots and cache (the meters free themselves).
+    deinit {
+        snapshot.deallocate(); cache.deallocate(); spectrumSnapshot?.deallocate()
     }
 
     /// Measures `frameCount` frames of the node's channels (left unchanged) and publishes.
@@ -63,7 +63,9 @@ package struct AnalysisKernel {
         }
         let out = snapshot.writeSlot
         func clean(_ v: Double) -> Double { v.isFinite ? v : -1000 }
-        if let loudness {
+        switch loudness {
+        case .none: break
+        case .some(let loudness):
             _unsafePerformance { loudness.process(channels, frameCount: frameCount) }
             let step = Double(Int64(loudness.seconds * 10))
             if step != cache[0] {
@@ -77,7 +79,9 @@ package struct AnalysisKernel {
             }
             out[3] = clean(cache[1]); out[4] = cache[2]
         }
-        if let spectrum, let spectrumSnapshot {
+        switch spectrum {
+        case .some(let spectrum) where spectrumSnapshot != nil:
+            let spectrumSnapshot = spectrumSnapshot!
             spectrum.process(channels, frameCount: frameCount)
             if Double(spectrum.frames) != cache[3] {  // a new frame: publish the averaged powers
                 cache[3] = Double(spectrum.frames)
@@ -86,6 +90,7 @@ package struct AnalysisKernel {
                 for k in 0..<spectrum.binCount { r[1 + k] = Double(spectrum.averagePower[k]) }
                 spectrumSnapshot.publish()
             }
+        default: break
         }
         out[7] = measuresLevels ? Double(channelCount) : 0
         for c in 0..<(measuresLevels ? channelCount : 0) {
@@ -107,15 +112,17 @@ package struct AnalysisKernel {
         let r = snapshot.read()
         func v(_ x: Double) -> Double { x <= -1000 ? -.infinity : x }
         var reading = AnalysisReading(kind: kind, channels: [], loudness: nil, spectrum: nil)
-        if let spectrum, let spectrumSnapshot {
+        if let analyser = spectrumShape, let spectrumSnapshot {
             let p = spectrumSnapshot.read()
             if let cached = cache, cached.frames == Int(p[0]) { reading.spectrum = cached } else {
-            let bins = spectrum.binCount
-            func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: spectrum.windowSum) }
-            let peak = SpectrumKernel.peak(binCount: bins, binWidth: spectrum.sampleRate / Double(spectrum.size), window: spectrum.window, power: { p[1 + $0] }, level: level)
-            if bandTable == nil { bandTable = SpectrumBandTable(fraction: 3, sampleRate: spectrum.sampleRate, size: spectrum.size, windowSquareSum: spectrum.windowSquareSum) }
+            func level(_ k: Int) -> Double { SpectrumKernel.levelDB(power: p[1 + k], windowSum: analyser.windowSum) }
+            let peak = SpectrumKernel.peak(binCount: analyser.binCount, binWidth: analyser.sampleRate / Double(analyser.size), window: analyser.window,
+                                           power: { p[1 + $0] }, level: level)
+            if bandTable == nil {
+                bandTable = SpectrumBandTable(fraction: 3, sampleRate: analyser.sampleRate, size: analyser.size, windowSquareSum: analyser.windowSquareSum)
+            }
             let bands = bandTable!.bands { p[1 + $0] }
-            reading.spectrum = .init(frames: Int(p[0]), fftSize: spectrum.size, peakFrequencyHz: peak.frequencyHz, peakLevelDB: v(peak.levelDB),
+            reading.spectrum = .init(frames: Int(p[0]), fftSize: analyser.size, peakFrequencyHz: peak.frequencyHz, peakLevelDB: v(peak.levelDB),
                                      bands: bands.map { ($0.centerHz, v($0.levelDB)) })
             cache = reading.spectrum
             }
@@ -134,7 +141,15 @@ package struct AnalysisKernel {
     /// The newest snapshot as JSON (control thread).
     func readValues(cache: inout AnalysisReading.Spectrum?, bandTable: inout SpectrumBandTable?) -> JSONValue {
         var json = read(cache: &cache, bandTable: &bandTable).json
-        if case .object(var o) = json, let spectrum { o["window"] = .string(spectrum.window.rawValue); json = .object(o) }
+        if case .object(var o) = json, let analyser = spectrumShape { o["window"] = .string(analyser.window.rawValue); json = .object(o) }
         return json
+    }
+
+    /// The analyser's fixed numbers, copied out of the non-copyable kernel for the control thread's reads.
+    var spectrumShape: (size: Int, binCount: Int, sampleRate: Double, window: SpectrumWindow, windowSum: Double, windowSquareSum: Double)? {
+        switch spectrum {
+        case .some(let s): (s.size, s.binCount, s.sampleRate, s.window, s.windowSum, s.windowSquareSum)
+        case .none: nil
+        }
     }
 }

@@ -22,7 +22,6 @@ public final class AnalysisState {
     }
 
     deinit {
-        kernelAddress.pointee.deallocate()
         kernelAddress.deinitialize(count: 1); kernelAddress.deallocate()
     }
 

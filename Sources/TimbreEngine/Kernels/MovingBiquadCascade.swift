@@ -5,7 +5,7 @@ import TimbreDSP
 /// a block is one call of the cascade, as offline; while one moves, the block is split at the
 /// walk's sub-block boundaries (multiples of ``CoefficientMotion/subBlockFrames`` frames from
 /// the cascade's start) and the moving sections step at each.
-struct MovingBiquadCascade: RenderKernel {
+struct MovingBiquadCascade: RenderKernel, ~Copyable {
     let cascade: BiquadCascade
     let motions: UnsafeMutablePointer<CoefficientMotion.Handle>
     let motionCount: Int
@@ -13,16 +13,16 @@ struct MovingBiquadCascade: RenderKernel {
     let shifted: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     var framesDone = 0
 
-    init(cascade: BiquadCascade, motions: [CoefficientMotion.Handle]) {
+    init(cascade: consuming BiquadCascade, motions: [CoefficientMotion.Handle]) {
+        shifted = .allocate(capacity: cascade.channelCount)
         self.cascade = cascade
         motionCount = motions.count
         self.motions = .allocate(capacity: max(1, motions.count))
         self.motions.initialize(from: motions, count: motions.count)
-        shifted = .allocate(capacity: cascade.channelCount)
     }
 
-    func release() {
-        cascade.deallocate()
+    /// Frees the motions' handles and the pointers (the cascade frees itself).
+    deinit {
         motions.deinitialize(count: motionCount); motions.deallocate()
         shifted.deallocate()
     }
@@ -58,5 +58,5 @@ struct MovingBiquadCascade: RenderKernel {
                                                                   to: t.transfer.pointee.to, count: t.transfer.pointee.count)
         },
         reset: { k in MovingBiquadCascade.at(k).pointee.cascade.reset() },
-        clearNonFinite: { k in let c = MovingBiquadCascade.at(k).pointee.cascade; if c.hasNonFiniteState { c.reset() } })
+        clearNonFinite: { k in MovingBiquadCascade.at(k).pointee.cascade.clearNonFinite() })
 }

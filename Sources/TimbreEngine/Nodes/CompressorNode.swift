@@ -171,7 +171,7 @@ package enum CompressorNode: NodeDefinition {
 }
 
 /// A `compressor` or `deesser` node's step: the compressor, and its gain reduction published per block.
-struct CompressorStep: RenderKernel {
+struct CompressorStep: RenderKernel, ~Copyable {
     var compressor: Compressor
     let reduction: GainReductionRecorder
     /// The first work channel of the key's bus (−1: the input keys itself).
@@ -202,8 +202,9 @@ struct CompressorStep: RenderKernel {
             step.pointee.compressor.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.compressor.lowestGainDB(frameCount: frames)) }
         },
-        continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueFrom(CompressorStep.at(old).pointee.compressor) },
+        continueState: { new, old, _ in CompressorStep.at(new).pointee.compressor.continueState(from: CompressorStep.at(old).pointee.compressor) },
         reset: { k in CompressorStep.at(k).pointee.compressor.reset() },
         clearNonFinite: { k in CompressorStep.at(k).pointee.compressor.clearNonFinite() })
-    func release() { compressor.deallocate(); motion?.deallocate() }
+    /// Frees the motion's follower (the compressor frees itself).
+    deinit { motion?.deallocate() }
 }

@@ -136,7 +136,7 @@ package enum GateNode: NodeDefinition {
 }
 
 /// A `gate` or `expander` node's step: the gate, and its gain reduction published per block.
-struct GateStep: RenderKernel {
+struct GateStep: RenderKernel, ~Copyable {
     var gate: Gate
     let reduction: GainReductionRecorder
     /// The first work channel of the key's bus (−1: the input keys itself).
@@ -165,8 +165,9 @@ struct GateStep: RenderKernel {
             step.pointee.gate.process(b.block.pointee.channels, key: keyBase >= 0 ? b.block.pointee.work + keyBase : nil, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.gate.lowestGainDB(frameCount: frames)) }
         },
-        continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueFrom(GateStep.at(old).pointee.gate) },
+        continueState: { new, old, _ in GateStep.at(new).pointee.gate.continueState(from: GateStep.at(old).pointee.gate) },
         reset: { k in GateStep.at(k).pointee.gate.reset() },
         clearNonFinite: { k in GateStep.at(k).pointee.gate.clearNonFinite() })
-    func release() { gate.deallocate(); motion?.deallocate() }
+    /// Frees the motion's follower (the gate frees itself).
+    deinit { motion?.deallocate() }
 }

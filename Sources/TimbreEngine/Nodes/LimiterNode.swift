@@ -93,7 +93,7 @@ package enum LimiterNode: NodeDefinition {
 }
 
 /// A `limiter` node's step: the limiter, and its gain reduction published per block.
-struct LimiterStep: RenderKernel {
+struct LimiterStep: RenderKernel, ~Copyable {
     var limiter: TruePeakLimiter
     let reduction: GainReductionRecorder
     /// In a live plan: the ceiling (as the detector's factor) and the release coefficient moved
@@ -120,8 +120,9 @@ struct LimiterStep: RenderKernel {
             step.pointee.limiter.process(b.block.pointee.channels, frameCount: frames)
             if b.block.pointee.analyse { step.pointee.reduction.record(lowestGainDB: step.pointee.limiter.lowestGainDB(frameCount: frames)) }
         },
-        continueState: { new, old, _ in LimiterStep.at(new).pointee.limiter.continueFrom(LimiterStep.at(old).pointee.limiter) },
+        continueState: { new, old, _ in LimiterStep.at(new).pointee.limiter.continueState(from: LimiterStep.at(old).pointee.limiter) },
         reset: { k in LimiterStep.at(k).pointee.limiter.reset() },
         clearNonFinite: { k in LimiterStep.at(k).pointee.limiter.clearNonFinite() })
-    func release() { limiter.deallocate(); motion?.deallocate() }
+    /// Frees the motion's follower (the limiter frees itself).
+    deinit { motion?.deallocate() }
 }

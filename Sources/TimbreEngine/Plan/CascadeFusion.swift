@@ -95,6 +95,5 @@ extension BiquadCascade: RenderKernel {
                                                     to: t.transfer.pointee.to, count: t.transfer.pointee.count)
         },
         reset: { k in BiquadCascade.at(k).pointee.reset() },
-        clearNonFinite: { k in let c = BiquadCascade.at(k).pointee; if c.hasNonFiniteState { c.reset() } })
-    package func release() { deallocate() }
+        clearNonFinite: { k in BiquadCascade.at(k).pointee.clearNonFinite() })
 }

@@ -30,8 +30,7 @@ package struct LatencyCompensation {
 extension DelayLine: RenderKernel {
     package static let operations = KernelOperations(
         process: { k, b in DelayLine.at(k).pointee.process(b.block.pointee.channels, frameCount: b.block.pointee.frameCount) },
-        continueState: { new, old, _ in DelayLine.at(new).pointee.copyState(from: DelayLine.at(old).pointee) },
+        continueState: { new, old, _ in DelayLine.at(new).pointee.continueState(from: DelayLine.at(old).pointee) },
         reset: { k in DelayLine.at(k).pointee.reset() },
-        clearNonFinite: { k in let d = DelayLine.at(k).pointee; if d.hasNonFiniteState { d.reset() } })
-    package func release() { deallocate() }
+        clearNonFinite: { k in DelayLine.at(k).pointee.clearNonFinite() })
 }

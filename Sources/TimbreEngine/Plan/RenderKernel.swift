@@ -37,16 +37,15 @@ package struct KernelOperations: @unchecked Sendable {
     }
 }
 
-/// A kernel value a plan can hold in raw memory and run per block.
-package protocol RenderKernel {
+/// A kernel value a plan can hold in raw memory and run per block. Kernels that own memory are
+/// non-copyable (TimbreDSP's ``AudioKernel``s and the steps holding them): the plan ends each
+/// one on the control thread when it is freed, and its `deinit` frees what it allocated.
+package protocol RenderKernel: ~Copyable {
     /// The kernel's render-thread entry points.
     static var operations: KernelOperations { get }
-    /// Frees what the kernel allocated (control thread, once, when its plan is freed).
-    func release()
 }
 
-extension RenderKernel {
-    package func release() {}
+extension RenderKernel where Self: ~Copyable {
     /// The kernel at `raw` (for the thunks in ``operations``).
     @inline(__always) package static func at(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Self> {
         raw.assumingMemoryBound(to: Self.self)
@@ -79,12 +78,12 @@ package struct KernelRecipe {
     package let fadesInWhenNew: Bool
     let make: () -> (address: UnsafeMutableRawPointer, operations: KernelOperations, release: () -> Void)
 
-    package init<K: RenderKernel>(shape: KernelShape, fadesInWhenNew: Bool = false, _ kernel: @escaping () -> K) {
+    package init<K: RenderKernel & ~Copyable>(shape: KernelShape, fadesInWhenNew: Bool = false, _ kernel: @escaping () -> K) {
         self.shape = shape; self.fadesInWhenNew = fadesInWhenNew
         make = {
             let p = UnsafeMutablePointer<K>.allocate(capacity: 1)
             p.initialize(to: kernel())
-            return (UnsafeMutableRawPointer(p), K.operations, { p.pointee.release(); p.deinitialize(count: 1); p.deallocate() })
+            return (UnsafeMutableRawPointer(p), K.operations, { p.deinitialize(count: 1); p.deallocate() })
         }
     }
 }

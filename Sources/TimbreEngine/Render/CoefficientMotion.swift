@@ -129,7 +129,7 @@ extension CoefficientMotion.Handle {
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func advance(_ cascade: BiquadCascade) {
+    func advance(_ cascade: borrowing BiquadCascade) {
         let w = walker
         if pending.load(ordering: .relaxed) != nil, let slot = freeRetiredSlot(), let next = pending.exchange(nil, ordering: .acquiring) {
             if let old = w.pointee.walk { retired[slot].store(old, ordering: .releasing) }

@@ -9,7 +9,7 @@ package struct PitchKernel {
     package let latencyFrames: Int
     let replay: BlockReplay
 
-    init(shifter: PitchShifter, maxBlockFrames: Int) {
+    init(shifter: borrowing PitchShifter, maxBlockFrames: Int) {
         handle = shifter.renderHandle
         latencyFrames = shifter.latencyFrames
         replay = BlockReplay(channelCount: shifter.channelCount, maxBlockFrames: maxBlockFrames)

@@ -17,7 +17,7 @@ package final class PitchState {
         kernel = PitchKernel(shifter: shifter, maxBlockFrames: maxBlockFrames)
     }
 
-    deinit { kernel.deallocate(); shifter.deallocate() }
+    deinit { kernel.deallocate() }
 
     func matches(_ channels: Int, _ rate: Double, _ block: Int) -> Bool {
         channelCount == channels && sampleRate == rate && maxBlockFrames == block
