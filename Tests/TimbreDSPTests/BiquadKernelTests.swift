@@ -15,7 +15,6 @@ import TimbreTestSignals
     /// Runs `channels` through `sections` in `blocks`; `kernel` nil: the dispatched one.
     func process(_ channels: [[Float]], _ sections: [BiquadCoefficients], blocks: [Int], kernel: BiquadCascade.Kernel? = nil) -> [[Float]] {
         let cascade = BiquadCascade(sections: sections, channelCount: channels.count), choice = kernel
-        defer { cascade.deallocate() }
         let data = PlanarBuffer(channels: channels)
         let n = channels[0].count
         var start = 0, b = 0
@@ -139,7 +138,6 @@ import TimbreTestSignals
     /// reset() returns the kernel to its initial state.
     @Test func resetClearsState() {
         let kernel = BiquadCascade(sections: Self.sections, channelCount: 1)
-        defer { kernel.deallocate() }
         var a = Reference.noise(count: 1000), b = a
         a.withUnsafeMutableBufferPointer { p in var ptrs = [p.baseAddress!]; kernel.process(&ptrs, frameCount: 1000) }
         kernel.reset()
@@ -173,7 +171,6 @@ import TimbreTestSignals
         #expect(DenormalGuard.isEnabled)
         let sections = FilterDesign(type: .peak, frequencyHz: 1000, gainDB: 12, q: 1).sections(sampleRate: 48000)
         let kernel = BiquadCascade(sections: sections, channelCount: 2)
-        defer { kernel.deallocate() }
         var l = Reference.noise(count: 4800, amplitude: 1), r = Reference.noise(count: 4800, amplitude: 1, seed: 9)
         l.withUnsafeMutableBufferPointer { lp in r.withUnsafeMutableBufferPointer { rp in
             var ptrs = [lp.baseAddress!, rp.baseAddress!]; kernel.process(&ptrs, frameCount: 4800)

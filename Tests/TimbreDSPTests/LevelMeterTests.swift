@@ -15,7 +15,6 @@ import TimbreTestSignals
     @Test func aes17SineReadsItsLevel() {
         for db in [0.0, -20, -60] {
             let m = Self.run(Signals.sine(3 * 48000, hz: 997, amplitude: pow(10, db / 20)))  // 10 time constants of averagePower
-            defer { m.deallocate() }
             #expect(abs(m.rmsDBFS(channel: 0) - db) < 0.01, "\(db): \(m.rmsDBFS(channel: 0))")
             #expect(abs(m.samplePeakDBFS(channel: 0) - db) < 0.01)
             #expect(abs(m.averagePower(channel: 0) - db) < 0.05, "averagePower settles on the RMS")
@@ -26,7 +25,6 @@ import TimbreTestSignals
     @Test func clipsAreCounted() {
         let x = Signals.sine(48000, hz: 440, amplitude: 1.5)
         let m = Self.run(x, block: 333)
-        defer { m.deallocate() }
         #expect(m.clippedSamples(channel: 0) == x.filter { abs($0) >= 1 }.count)
     }
 
@@ -36,7 +34,6 @@ import TimbreTestSignals
         var x = [Float](repeating: 0, count: 48000 * 3)
         x[480] = 1  // in tick 1
         let m = Self.run(Array(x[..<(480 + 48000 * 5 / 2)]))
-        defer { m.deallocate() }
         // Tick 1 holds until 1.51 s, then falls 0.2 dB per tick.
         let ticksFalling = Double((480 + 48000 * 5 / 2) / 480) - 2 - LevelMeter.peakHoldSeconds * 100
         #expect(abs(m.peakPower(channel: 0) - (-0.2 * ticksFalling)) < 0.01, "\(m.peakPower(channel: 0))")
@@ -46,10 +43,10 @@ import TimbreTestSignals
     @Test func blockSizeDoesNotMatter() {
         let x = Signals.noise(48000 * 2, amplitude: 0.8, seed: 4)
         let a = Self.run(x, block: 1), b = Self.run(x, block: 4096), c = Self.run(x, block: 37)
-        defer { a.deallocate(); b.deallocate(); c.deallocate() }
-        for m in [b, c] {
-            #expect(m.rmsDBFS(channel: 0) == a.rmsDBFS(channel: 0) && m.averagePower(channel: 0) == a.averagePower(channel: 0)
-                    && m.peakPower(channel: 0) == a.peakPower(channel: 0) && m.samplePeakDBFS(channel: 0) == a.samplePeakDBFS(channel: 0))
+        func same(_ m: borrowing LevelMeter) -> Bool {
+            m.rmsDBFS(channel: 0) == a.rmsDBFS(channel: 0) && m.averagePower(channel: 0) == a.averagePower(channel: 0)
+                && m.peakPower(channel: 0) == a.peakPower(channel: 0) && m.samplePeakDBFS(channel: 0) == a.samplePeakDBFS(channel: 0)
         }
+        #expect(same(b) && same(c))
     }
 }

@@ -53,14 +53,12 @@ import TimbreTestSignals
     static func timbre(_ x: [[Float]], rate: Double, shortTermRateHz: Int) -> Readings {
         var maxM = -Double.infinity, maxS = -Double.infinity
         let tp = TruePeakMeter(sampleRate: rate, channelCount: 2)
-        defer { tp.deallocate() }
         let m = LoudnessTests.measure(x, rate: rate, block: Int(rate / 100), shortTermRateHz: shortTermRateHz) { m, done in
             if Double(done) >= 0.4 * rate { maxM = max(maxM, m.momentaryLUFS) }
             if Double(done) >= 3 * rate { maxS = max(maxS, m.shortTermLUFS) }
         }
         PlanarBuffer(channels: x).withChannelPointers { tp.process($0, frameCount: x[0].count) }
         #expect(abs(maxM - m.maxMomentaryLUFS) < 1e-9 && abs(maxS - m.maxShortTermLUFS) < 1e-9, "the meter's own maxima are its 10 ms readings")
-        defer { m.deallocate() }
         return Readings(integrated: m.integratedLUFS, range: m.loudnessRangeLU, maxMomentary: m.maxMomentaryLUFS, maxShortTerm: m.maxShortTermLUFS, truePeak: tp.peakDBTP)
     }
 

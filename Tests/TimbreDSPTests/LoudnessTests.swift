@@ -28,7 +28,7 @@ import TimbreTestSignals
     /// Runs the meter over `x` in blocks of `block` frames, calling `each` after every block.
     @discardableResult
     static func measure(_ x: [[Float]], rate: Double, block: Int = 480, shortTermRateHz: Int = 10,
-                        each: ((LoudnessMeter, Int) -> Void)? = nil) -> LoudnessMeter {
+                        each: ((borrowing LoudnessMeter, Int) -> Void)? = nil) -> LoudnessMeter {
         let m = LoudnessMeter(sampleRate: rate, channelCount: x.count, shortTermRateHz: shortTermRateHz)
         Signals.forEachBlock(x, size: block) { p, k, done in
             m.process(p, frameCount: k)
@@ -120,7 +120,6 @@ import TimbreTestSignals
 
     static func truePeak(_ x: [[Float]], rate: Double) -> Double {
         let m = TruePeakMeter(sampleRate: rate, channelCount: x.count)
-        defer { m.deallocate() }
         PlanarBuffer(channels: x).withChannelPointers { m.process($0, frameCount: x[0].count) }
         return m.peakDBTP
     }
@@ -186,8 +185,9 @@ import TimbreTestSignals
     @Test func blockSizeDoesNotMatter() {
         let x = [Signals.noise(48000 * 5, amplitude: 0.3, seed: 1), Signals.noise(48000 * 5, amplitude: 0.2, seed: 2)]
         let a = Self.measure(x, rate: 48000, block: 1), b = Self.measure(x, rate: 48000, block: 4096), c = Self.measure(x, rate: 48000, block: 17)
-        for m in [b, c] {
-            #expect(m.integratedLUFS == a.integratedLUFS && m.maxMomentaryLUFS == a.maxMomentaryLUFS && m.maxShortTermLUFS == a.maxShortTermLUFS)
+        func same(_ m: borrowing LoudnessMeter) -> Bool {
+            m.integratedLUFS == a.integratedLUFS && m.maxMomentaryLUFS == a.maxMomentaryLUFS && m.maxShortTermLUFS == a.maxShortTermLUFS
         }
+        #expect(same(b) && same(c))
     }
 }

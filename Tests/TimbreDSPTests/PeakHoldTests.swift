@@ -12,7 +12,6 @@ struct PeakHoldTests {
         var rng = SeededRandom(seed: UInt64(span))
         let x = (0..<5_000).map { _ in Float.random(in: 0...1, using: &rng) }
         let hold = PeakHold(span: span)
-        defer { hold.deallocate() }
         var out = [Float](repeating: -1, count: x.count), at = 0
         while at < x.count {
             let n = min(Int.random(in: 1...400, using: &rng), x.count - at)
@@ -36,7 +35,6 @@ struct PeakHoldTests {
             x += (0..<Int.random(in: 1...40, using: &rng)).map { _ in Float.random(in: 0.6...1, using: &rng) }
         }
         let whole = PeakHold(span: 96), skipping = PeakHold(span: 96)
-        defer { whole.deallocate(); skipping.deallocate() }
         var a = [Float](repeating: 0, count: x.count), b = a, at = 0, skipped = 0
         while at < x.count {
             let n = min(Int.random(in: 1...64, using: &rng), x.count - at)

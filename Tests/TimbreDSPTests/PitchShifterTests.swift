@@ -6,9 +6,8 @@ import TimbreTestSignals
 /// The real-time pitch shifter, block by block as a render runs it.
 @Suite struct PitchShifterTests {
     /// Runs mono `input` through a shifter in blocks of `block`, calling `control(shifter, frame)` before each block.
-    static func run(_ input: [Float], semitones: Double, block: Int = 256, control: (PitchShifter, Int) -> Void = { _, _ in }) -> (output: [Float], shifter: (latency: Int, underruns: Int)) {
+    static func run(_ input: [Float], semitones: Double, block: Int = 256, control: (borrowing PitchShifter, Int) -> Void = { _, _ in }) -> (output: [Float], shifter: (latency: Int, underruns: Int)) {
         let s = PitchShifter(sampleRate: 48_000, channelCount: 1, semitones: semitones, maximumBlockFrames: block)
-        defer { s.deallocate() }
         var out = [Float](repeating: 0, count: input.count)
         var start = 0
         while start < input.count {

@@ -88,8 +88,9 @@ import TimbreTestSignals
                       (192_000, 8_000), (11_025, 96_000), (100, 137), (1000, 997)])
     func spectralEngineMatchesPolyphase(rates: (Int, Int)) throws {
         let ratio = RationalRatio(inputRate: rates.0, outputRate: rates.1)
-        let probe = try #require(Resampler(ratio: ratio, channelCount: 3, quality: .high, maximumOutputFrames: 64))
-        defer { probe.deallocate() }
+        guard let probe = Resampler(ratio: ratio, channelCount: 3, quality: .high, maximumOutputFrames: 64) else {
+            Issue.record("no resampler for \(ratio)"); return
+        }
         #expect(probe.engineKind == .spectral)
         let channels = (0..<3).map { Signals.noise(6_000, amplitude: 0.5, seed: UInt64(20 + $0)) }
         let direct = try #require(Resampler.convert(channels, ratio: ratio, quality: .high, engine: .polyphase))

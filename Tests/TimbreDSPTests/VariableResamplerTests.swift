@@ -10,7 +10,6 @@ import TimbreTestSignals
     /// `schedule(outputFrameIndex)` before each block for a new target step.
     static func run(_ input: [Float], step: Double, outputFrames: Int, block: Int, schedule: (Int) -> Double? = { _ in nil }) -> [Float] {
         let r = VariableResampler(channelCount: 1, step: step, maximumOutputFrames: block)
-        defer { r.deallocate() }
         var out: [Float] = [], read = 0
         var buffer = [Float](repeating: 0, count: block)
         while out.count < outputFrames {

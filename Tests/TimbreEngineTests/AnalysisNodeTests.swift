@@ -83,7 +83,6 @@ import TimbreTestSupport
         let (output, plan) = try PresetRender.render(PresetDecoder.decode(Self.document(#"{"type": "gain", "gain": -6}, {"type": "meter", "id": "m"}"#)),
                                                      input: [x], block: 512, rate: Self.rate)
         let reference = LevelMeter(sampleRate: Self.rate, channelCount: 1)
-        defer { reference.deallocate() }
         PlanarBuffer(channels: output).withChannelPointers { reference.process($0, frameCount: x.count) }
         guard let levels = plan.readings["m"]?.channels.first else { Issue.record("no meter reading: \(plan.readings.keys)"); return }
         let (rms, peak) = (levels.rmsDBFS, levels.samplePeakDBFS)

@@ -39,7 +39,6 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("level meter (peak, RMS, clips) — 512-frame stereo block") { benchmark, s in
         let m = LevelMeter(sampleRate: sampleRate, channelCount: 2)
-        defer { m.deallocate() }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { s.storage.withUnsafeBufferPointer { m.process($0.baseAddress!, frameCount: blockFrames) } }
         benchmark.stopMeasurement()
@@ -47,7 +46,6 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("true peak (4×) — 512-frame stereo block") { benchmark, s in
         let m = TruePeakMeter(sampleRate: sampleRate, channelCount: 2)
-        defer { m.deallocate() }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { s.storage.withUnsafeBufferPointer { m.process($0.baseAddress!, frameCount: blockFrames) } }
         benchmark.stopMeasurement()
@@ -55,7 +53,6 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Timbre loudness + true peak — 512-frame stereo block") { benchmark, s in
         let l = LoudnessMeter(sampleRate: sampleRate, channelCount: 2), t = TruePeakMeter(sampleRate: sampleRate, channelCount: 2)
-        defer { l.deallocate(); t.deallocate() }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             s.storage.withUnsafeBufferPointer { l.process($0.baseAddress!, frameCount: blockFrames); t.process($0.baseAddress!, frameCount: blockFrames) }

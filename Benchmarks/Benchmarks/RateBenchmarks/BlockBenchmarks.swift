@@ -17,14 +17,13 @@ final class BlockRig {
     let ins: UnsafeMutablePointer<UnsafePointer<Float>>
     var read = 0
     var step: () -> Void = {}
-    var cleanup: () -> Void = {}
 
     init(rate: Int, outputFrames: Int) {
         material = Material(rate: rate)
         outs = .allocate(capacity: 2); ins = .allocate(capacity: 2)
         outs[0] = .allocate(capacity: outputFrames); outs[1] = .allocate(capacity: outputFrames)
     }
-    deinit { cleanup(); outs[0].deallocate(); outs[1].deallocate(); outs.deallocate(); ins.deallocate() }
+    deinit { outs[0].deallocate(); outs[1].deallocate(); outs.deallocate(); ins.deallocate() }
 
     /// Points `ins` at the next `need` input frames (wrapping to the start of the material).
     func feed(_ need: Int) {
@@ -40,18 +39,18 @@ final class BlockRig {
     }
 }
 
-/// A rig for a pull-model converter: each block asks `need` how many input frames `block`
-/// output frames take, feeds exactly those, and converts.
-func pullRig(rate: Int, block: Int, need: @escaping (Int) -> Int,
-             process: @escaping (UnsafePointer<UnsafePointer<Float>>, Int, UnsafePointer<UnsafeMutablePointer<Float>>, Int) -> Void,
-             cleanup: @escaping () -> Void) -> BlockRig {
+/// A rig for a pull-model converter (owned by `box`, which the step keeps): each block asks
+/// how many input frames `block` output frames take, feeds exactly those, and converts.
+func pullRig<K: ~Copyable>(rate: Int, block: Int, _ box: KernelBox<K>, need: @escaping (borrowing K, Int) -> Int,
+                           process: @escaping (borrowing K, UnsafePointer<UnsafePointer<Float>>, Int, UnsafePointer<UnsafeMutablePointer<Float>>, Int) -> Void) -> BlockRig {
     let rig = BlockRig(rate: rate, outputFrames: block)
     rig.step = { [unowned rig] in
-        let frames = need(block)
-        rig.feed(frames)
-        process(rig.ins, frames, rig.outs, block)
+        box.withKernel { k in
+            let frames = need(k, block)
+            rig.feed(frames)
+            process(k, rig.ins, frames, rig.outs, block)
+        }
     }
-    rig.cleanup = cleanup
     return rig.warmUp(block: block)
 }
 
@@ -69,39 +68,41 @@ func registerBlockBenchmarks() {
         for (fin, fout) in conversions {
             for (label, quality, engine) in resamplerVariants {
                 measure("Resampler \(label) \(fin)→\(fout) block \(block)") {
-                    let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block, engine: engine)!
-                    return pullRig(rate: fin, block: block, need: r.inputFramesNeeded, process: r.process, cleanup: r.deallocate)
+                    let r = KernelBox(Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block, engine: engine)!)
+                    return pullRig(rate: fin, block: block, r, need: { $0.inputFramesNeeded(forOutputFrames: $1) },
+                                   process: { $0.process(input: $1, inputFrames: $2, output: $3, outputFrames: $4) })
                 }
             }
         }
         for step in [0.75, 1.5] {
             measure("VariableResampler step \(step) block \(block)") {
-                let r = VariableResampler(channelCount: 2, step: step, maximumStep: 4, maximumOutputFrames: block)
-                return pullRig(rate: 48_000, block: block, need: r.inputFramesNeeded, process: r.process, cleanup: r.deallocate)
+                let r = KernelBox(VariableResampler(channelCount: 2, step: step, maximumStep: 4, maximumOutputFrames: block))
+                return pullRig(rate: 48_000, block: block, r, need: { $0.inputFramesNeeded(forOutputFrames: $1) },
+                               process: { $0.process(input: $1, inputFrames: $2, output: $3, outputFrames: $4) })
             }
         }
         for rate in [0.5, 0.75, 1.5, 2.0] {
             measure("TimeStretcher rate \(rate) block \(block)") {
                 let rig = BlockRig(rate: 48_000, outputFrames: 4 * block + 16_384)
-                let t = TimeStretcher(sampleRate: 48_000, channelCount: 2, rate: rate, maximumPushFrames: block)
+                let box = KernelBox(TimeStretcher(sampleRate: 48_000, channelCount: 2, rate: rate, maximumPushFrames: block))
                 rig.step = { [unowned rig] in
                     rig.feed(block)
-                    t.push(rig.ins, frameCount: block)
-                    let ready = t.availableFrames
-                    if ready > 0 { t.pull(rig.outs, frameCount: ready) }
+                    box.withKernel { t in
+                        t.push(rig.ins, frameCount: block)
+                        let ready = t.availableFrames
+                        if ready > 0 { t.pull(rig.outs, frameCount: ready) }
+                    }
                 }
-                rig.cleanup = { t.deallocate() }
                 return rig.warmUp(block: block)
             }
         }
         measure("PitchShifter +7 st block \(block)") {
             let rig = BlockRig(rate: 48_000, outputFrames: block)
-            let p = PitchShifter(sampleRate: 48_000, channelCount: 2, semitones: 7, maximumBlockFrames: block)
+            let box = KernelBox(PitchShifter(sampleRate: 48_000, channelCount: 2, semitones: 7, maximumBlockFrames: block))
             rig.step = { [unowned rig] in
                 rig.feed(block)
-                p.process(input: rig.ins, output: rig.outs, frameCount: block)
+                box.withKernel { $0.process(input: rig.ins, output: rig.outs, frameCount: block) }
             }
-            rig.cleanup = { p.deallocate() }
             return rig.warmUp(block: block)
         }
     }

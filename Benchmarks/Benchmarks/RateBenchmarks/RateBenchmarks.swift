@@ -44,7 +44,6 @@ let benchmarks: @Sendable () -> Void = {
         for (label, quality, engine) in resamplerVariants {
             Benchmark("Timbre \(label) \(fin)→\(fout) stereo, 1 s per iteration") { benchmark, m in
                 let r = Resampler(inputRate: fin, outputRate: fout, channelCount: 2, quality: quality, maximumOutputFrames: block, engine: engine)!
-                defer { r.deallocate() }
                 let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
                 outs[0] = .allocate(capacity: block); outs[1] = .allocate(capacity: block)
                 let ins = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 2)

@@ -8,7 +8,6 @@ enum Reference {
     /// below 1e-10 of the peak (or `maxFrames`), and returns the response.
     static func impulseResponse(_ sections: [BiquadCoefficients], channelCount: Int = 1, channel: Int = 0, maxFrames: Int = 2_000_000) -> [Float] {
         let kernel = BiquadCascade(sections: sections, channelCount: channelCount)
-        defer { kernel.deallocate() }
         let block = 8192
         var out: [Float] = []
         var peak: Float = 0
