@@ -75,3 +75,20 @@ converted.withUnsafeBufferPointer { x in
 report("+7 semitones (PitchShifter)", Array(shifted[shifter.latencyFrames...]), 48_000)
 print(String(format: "  expected %.3f Hz; latency %d frames (%.1f ms), underruns %d",
              440 * pow(2, 7.0 / 12), shifter.latencyFrames, Double(shifter.latencyFrames) / 48, shifter.underruns))
+
+// 4. The contract every kernel keeps (TimbreDSP's KernelContract article): prepared for a
+//    format, processed in place, ended by its one owner (non-copyable: `deinit` frees it).
+//    A compressor on the converted tone, and a loudness meter held in a box.
+let format = KernelFormat(sampleRate: 48_000, channelCount: 2, maximumBlockFrames: 512)
+let settings = Compressor.Settings(curve: CompressorCurve(thresholdDB: -20, ratio: 4, kneeDB: 6))
+let compressor = Compressor(settings, format: format)!
+let meter = KernelBox(LoudnessMeter(sampleRate: 48_000, channelCount: 2))
+let stereo = PlanarBuffer(channels: [converted, converted])
+for start in stride(from: 0, to: converted.count - 511, by: 512) {
+    stereo.withChannelPointers(from: start) { pointers in
+        compressor.process(pointers, frameCount: 512)
+        meter.withKernel { $0.process(pointers, frameCount: 512) }
+    }
+}
+let integrated = meter.withKernel { $0.integratedLUFS }
+print(String(format: "compressed (4:1 above -20 dBFS)            %.2f LUFS integrated", integrated))

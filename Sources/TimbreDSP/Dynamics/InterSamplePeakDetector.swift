@@ -111,6 +111,7 @@ public struct InterSamplePeakDetector: ~Copyable, @unchecked Sendable {
                         into peaks: UnsafeMutablePointer<Float>, stride: Int, floor: Float = 0) {
         let quiet = floor > 0 ? Float(Double(floor) / reconstructionGain * 0.999) : 0
         let bound = floor > 0 ? floor.nextDown : 0
+        let taps = taps, highTaps = highTaps, state = state  // (trivial locals: no closure over a non-copyable `self`)
         for c in 0..<channelCount {
             _unsafePerformance {
                 timbre_true_peak_frames(taps, highTaps, Int32(Self.oversampling), state + c * TruePeakMeter.stateSize, channels[c], frameCount, peaks + c * stride,

@@ -139,8 +139,10 @@ public struct BiquadCascade: ~Copyable {
     @inlinable
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if sectionCount == 0 || frameCount == 0 { return }
+        // (Trivial locals: a closure over a non-copyable `self` would box it.)
+        let coefficients = coefficients, state = state, sections = sectionCount, channelCount = channelCount
         _unsafePerformance {
-            timbre_cascade_process_channels(coefficients, state, sectionCount, UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self),
+            timbre_cascade_process_channels(coefficients, state, sections, UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutablePointer<Float>?.self),
                                             channelCount, frameCount)
         }
     }

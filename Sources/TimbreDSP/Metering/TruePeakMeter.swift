@@ -104,6 +104,8 @@ public struct TruePeakMeter: ~Copyable {
     #endif
     @inlinable
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        // (Trivial locals: a closure over a non-copyable `self` would box it.)
+        let taps = taps, state = state, peaks = peaks, oversampling = oversampling, reconstructionGain = reconstructionGain
         for c in 0..<channelCount {
             peaks[c] = _unsafePerformance {
                 timbre_true_peak_block(taps, Int32(oversampling), state + c * Self.stateSize, channels[c], frameCount, peaks[c], reconstructionGain)

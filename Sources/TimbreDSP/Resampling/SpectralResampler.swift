@@ -164,6 +164,9 @@ public struct SpectralResampler: ~Copyable {
     func transformBlock() {
         let nIn = layout.inputBlock, nOut = layout.outputBlock, hop = layout.hopOutput
         let first = layout.leadInput / ratio.downsampling * ratio.upsampling  // first kept output index
+        // (Trivial locals: a closure over a non-copyable `self` would box it.)
+        let work = work, bins = bins, gain = gain, binPairs = binPairs, spectrum = spectrum, result = result
+        let forward = forward, inverse = inverse, pendingCapacity = pendingCapacity
         var c = 0
         while c < channelCount {
             let a = pending + c * pendingCapacity, ya = ready + c * hop

@@ -125,6 +125,7 @@ public struct SpectrumKernel: ~Copyable {
             let firstRun = size - start  // oldest samples: h[start..<size], then h[0..<start]
             for n in 0..<firstRun { input[n] = h[start + n] * windowValues[n] }
             for n in firstRun..<size { input[n] = h[n - firstRun] * windowValues[n] }
+            let plan = plan  // (a trivial local: a closure over a non-copyable `self` would box it)
             _unsafePerformance { fftwf_execute(plan) }
             for k in 0..<bins { let v = output[k]; framePower[k] += v.0 * v.0 + v.1 * v.1 }
         }
@@ -268,7 +269,7 @@ extension SpectrumKernel: InPlaceAudioKernel, ContinuableAudioKernel {
     #endif
     public func continueState(from previous: borrowing SpectrumKernel) {
         guard previous.size == size, previous.hop == hop, previous.channelCount == channelCount else { return }
-        history.update(from: previous.history, count: channelCount * size)
+        for i in 0..<(channelCount * size) { history[i] = previous.history[i] }
         for k in 0..<binCount { averagePower[k] = previous.averagePower[k]; peakPower[k] = previous.peakPower[k] }
         counters[0] = previous.counters[0]; counters[1] = previous.counters[1]
     }

@@ -37,10 +37,7 @@ public struct PitchShifter: ~Copyable {
     /// silence first again.
     public func reset() { storage.reset() }
 
-    /// Zeroes NaN and infinity in the shifter's memory; true when there was some. Real-time safe.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
+    /// Zeroes NaN and infinity in the shifter's memory; true when there was some. Allocation-free (a render path uses ``renderHandle``, which counts no references).
     @discardableResult
     public func clearNonFinite() -> Bool { storage.clearNonFinite() }
 

@@ -96,10 +96,7 @@ public struct TimeStretcher: ~Copyable {
     public func reset() { storage.reset() }
 
     /// Zeroes NaN and infinity in the input, the output accumulator and the spectral memory
-    /// (the phases start afresh); true when there was some. Real-time safe.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
+    /// (the phases start afresh); true when there was some. Allocation-free.
     @discardableResult
     public func clearNonFinite() -> Bool { storage.clearNonFinite() }
 
