@@ -24,6 +24,39 @@ import TimbreEngine
         #expect(try PresetSchemaNumbers.text(try PresetSchemaNumbers.refresh(stale)) != PresetSchemaNumbers.text(stale))
     }
 
+    /// A kind that declares its whole schema entry (as kinds added from now on do) needs no
+    /// hand-written schema: `make schema` writes its `$defs` entry with its numbers and lists
+    /// it among the nodes; an independent validator (Python `jsonschema`) then accepts a node
+    /// of the kind and refuses one out of range or with an unknown key.
+    @Test func aNewKindsSchemaEntryIsWrittenFromItsDefinition() throws {
+        let data = try Data(contentsOf: Self.schemaURL)
+        let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((file["$defs"] as? [String: Any])?["wobbleTestNode"] == nil)
+        let refreshed = try PresetSchemaNumbers.refresh(file, definitions: NodeCatalog.definitions + [WobbleTestNode.self])
+        let defs = try #require(refreshed["$defs"] as? [String: Any])
+        let entry = try #require(defs["wobbleTestNode"] as? [String: Any])
+        let rate = try #require((entry["properties"] as? [String: Any])?["rate"] as? [String: Any])
+        let numbers = ["minimum", "maximum", "default"].map { (rate[$0] as? NSNumber)?.doubleValue }
+        #expect(numbers == [0.1, 20, 5] && rate["description"] as? String == "Hz")
+        let node = try #require(defs["node"] as? [String: Any])
+        #expect(((node["properties"] as? [String: Any])?["type"] as? [String: Any])?["enum"] as? [String] == NodeCatalog.typeNames + ["wobble-test"])
+        #expect((node["oneOf"] as? [[String: Any]])?.contains { $0["$ref"] as? String == "#/$defs/wobbleTestNode" } == true)
+        // Refreshing again changes nothing (the entry is the generator's own).
+        #expect(try PresetSchemaNumbers.text(PresetSchemaNumbers.refresh(refreshed, definitions: NodeCatalog.definitions + [WobbleTestNode.self]))
+                == PresetSchemaNumbers.text(refreshed))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-schema-\(getpid()).json")
+        try Data(PresetSchemaNumbers.text(refreshed).utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let verdicts = try ShippedPresetTests.runValidator([
+            #"{"version": 1, "name": "w", "chain": [{"type": "wobble-test", "rate": 5, "shape": "square"}]}"#,
+            #"{"version": 1, "name": "w", "chain": [{"type": "wobble-test", "rate": 50}]}"#,
+            #"{"version": 1, "name": "w", "chain": [{"type": "wobble-test", "rate": 5, "shape": "saw"}]}"#,
+            #"{"version": 1, "name": "w", "chain": [{"type": "wobble-test", "rate": 5, "depth": 1}]}"#,
+            #"{"version": 1, "name": "w", "chain": [{"type": "wobble-test"}]}"#,
+        ], schema: url)
+        #expect(verdicts == [true, false, false, false, false])
+    }
+
     /// Every numeric property of a node definition in the schema is some kind's spec (a key
     /// added to the schema by hand, or to a decoder without a spec, fails here), and every kind
     /// but `plugin` has specs.
@@ -118,3 +151,19 @@ import TimbreEngine
         #expect(checked >= 30)
     }
 }
+
+/// A kind that exists only in this test, declaring its whole schema entry.
+enum WobbleTestNode: NodeDefinition {
+    static let typeNames = ["wobble-test"]
+    static func typeName(of _: GainSettings) -> String { "wobble-test" }
+    static let parameterSpecs = [ParameterSpec("rate", unit: "Hz", range: 0.1...20, default: 5, scale: .logarithmic, in: ["wobbleTestNode"])]
+    static var schemaEntry: NodeSchemaEntry? {
+        NodeSchemaEntry(name: "wobbleTestNode", description: "A test kind", otherKeys: [("shape", .object(["enum": .array([.string("sine"), .string("square")])]))],
+                        required: ["rate"])
+    }
+    static func decode(type _: String, _ o: inout ObjectReader, path _: String) throws(PresetError) -> GainSettings { GainSettings(linear: 1) }
+    static func encode(_ s: GainSettings) -> [String: JSONValue] { [:] }
+    static func lower(_ s: GainSettings, into node: inout NodeLowering) throws(PresetError) {}
+    static func summary(of s: GainSettings) -> String { "wobble" }
+}
+

@@ -35,7 +35,7 @@ import TimbreEngine
         #expect(bands.allSatisfy { $0.q == 1 && $0.gainDB == 0 })
     }
 
-    static func runValidator(_ documents: [String]) throws -> [Bool] {
+    static func runValidator(_ documents: [String], schema: URL = presetsDir.appendingPathComponent("timbre-preset.schema.json")) throws -> [Bool] {
         let script = """
         import json, sys, jsonschema
         schema = json.load(open(sys.argv[1]))
@@ -46,7 +46,7 @@ import TimbreEngine
         """
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, Self.presetsDir.appendingPathComponent("timbre-preset.schema.json").path]
+        p.arguments = ["python3", "-c", script, schema.path]
         let input = Pipe(), output = Pipe()
         p.standardInput = input; p.standardOutput = output
         try p.run()

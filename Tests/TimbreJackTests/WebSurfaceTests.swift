@@ -91,7 +91,8 @@ extension LiveJackTests {
                        {"id": "bed", "player": {"file": "bed.wav", "loops": -1}, "volume": 0}],
           "master": {"chain": [
             {"type": "eq", "id": "eq", "bands": [{"frequency": 100, "gain": 0, "q": 1}, {"frequency": 1000, "gain": 0, "q": 1}, {"frequency": 8000, "gain": 0, "q": 1}]},
-            {"type": "spectrum", "id": "analyser"}
+            {"type": "spectrum", "id": "analyser"},
+            {"type": "pan", "id": "width", "pan": 0}, {"type": "highpass", "id": "rumble", "frequency": 30}
           ]}}}
         """#
         _ = FileManager.default.createFile(atPath: d + "/web.json", contents: Data(preset.utf8))
@@ -112,6 +113,9 @@ extension LiveJackTests {
         #expect(r["socketReply"] as? String == "ok: set eq.bands[1].gain 6" && (r["pagesAfterSet"] as? [Bool]) == [true, true])
         #expect(r["afterKeys"] as? Double == 7 && r["saved"] as? Bool == true && r["afterLoad"] as? Double == 7 && r["resynced"] as? Bool == true)
         #expect(r["phoneOverflow"] as? Int == 0 && r["unlabelled"] as? Int == 0)
+        // Every kind gets its controls from its own schema entry (a pan and a high-pass came
+        // out bare while the union of all kinds was taken for theirs).
+        #expect(r["panControl"] as? Bool == true && r["highpassControl"] as? Bool == true, "pan \(r["panControl"] ?? "") high-pass \(r["highpassControl"] ?? "")")
         #expect((r["qAfterWheel"] as? Double ?? 1) > 1 && r["gainAfterDoubleClick"] as? Double == 0, "wheel \(r["qAfterWheel"] ?? "") double-click \(r["gainAfterDoubleClick"] ?? "")")
         // Spreading two fingers from 40 to 120 px: Q ÷ 3 (1.1 → 0.37).
         #expect(abs((r["qAfterPinch"] as? Double ?? 9) - 0.37) <= 0.011, "pinch: \(r["qAfterPinch"] ?? "")")

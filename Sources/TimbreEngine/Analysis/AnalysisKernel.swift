@@ -15,9 +15,12 @@ package struct AnalysisKernel: ~Copyable {
     static let headerSize = 8, perChannel = 6, maxChannels = 32
     let kind: AnalysisState.Kind
     let channelCount: Int
-    let level: LevelMeter
-    let truePeak: TruePeakMeter
-    let loudness: LoudnessMeter?
+    /// The meters, in memory this kernel owns and frees: the render's unchecked calls into them
+    /// (their readings call libm) capture pointers, not non-copyable values. The loudness
+    /// meter only for a `loudness` node.
+    let level: UnsafeMutablePointer<LevelMeter>
+    let truePeak: UnsafeMutablePointer<TruePeakMeter>
+    let loudness: UnsafeMutablePointer<LoudnessMeter>?
     /// Whether the level and true-peak meters run (not for `spectrum`).
     let measuresLevels: Bool
     let snapshot: SnapshotBuffer
@@ -30,9 +33,17 @@ package struct AnalysisKernel: ~Copyable {
 
     init(kind: AnalysisState.Kind, channelCount: Int, sampleRate: Double, spectrum settings: SpectrumSettings? = nil) {
         self.kind = kind; self.channelCount = min(channelCount, Self.maxChannels)
-        level = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
-        truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
-        loudness = kind == .loudness ? LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount) : nil
+        level = .allocate(capacity: 1)
+        level.initialize(to: LevelMeter(sampleRate: sampleRate, channelCount: channelCount))
+        truePeak = .allocate(capacity: 1)
+        truePeak.initialize(to: TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount))
+        if kind == .loudness {
+            let meter = UnsafeMutablePointer<LoudnessMeter>.allocate(capacity: 1)
+            meter.initialize(to: LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount))
+            loudness = meter
+        } else {
+            loudness = nil
+        }
         measuresLevels = kind != .spectrum
         snapshot = SnapshotBuffer(recordSize: Self.headerSize + Self.perChannel * self.channelCount)
         cache = .allocate(capacity: 4)
@@ -50,6 +61,9 @@ package struct AnalysisKernel: ~Copyable {
     /// Frees the snapshots and cache (the meters free themselves).
     deinit {
         snapshot.deallocate(); cache.deallocate(); spectrumSnapshot?.deallocate()
+        level.deinitialize(count: 1); level.deallocate()
+        truePeak.deinitialize(count: 1); truePeak.deallocate()
+        if let loudness { loudness.deinitialize(count: 1); loudness.deallocate() }
     }
 
     /// Measures `frameCount` frames of the node's channels (left unchanged) and publishes.
@@ -57,25 +71,25 @@ package struct AnalysisKernel: ~Copyable {
     @_noLocks
     #endif
     func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        // (Trivial locals: the unchecked closures below capture no non-copyable `self`.)
+        let level = level, truePeak = truePeak, cache = cache
         if measuresLevels {
-            level.process(channels, frameCount: frameCount)
-            truePeak.process(channels, frameCount: frameCount)
+            level.pointee.process(channels, frameCount: frameCount)
+            truePeak.pointee.process(channels, frameCount: frameCount)
         }
         let out = snapshot.writeSlot
         func clean(_ v: Double) -> Double { v.isFinite ? v : -1000 }
-        switch loudness {
-        case .none: break
-        case .some(let loudness):
-            _unsafePerformance { loudness.process(channels, frameCount: frameCount) }
-            let step = Double(Int64(loudness.seconds * 10))
+        if let loudness {
+            _unsafePerformance { loudness.pointee.process(channels, frameCount: frameCount) }
+            let step = Double(Int64(loudness.pointee.seconds * 10))
             if step != cache[0] {
                 cache[0] = step
-                _unsafePerformance { cache[1] = loudness.integratedLUFS; cache[2] = loudness.loudnessRangeLU }
+                _unsafePerformance { cache[1] = loudness.pointee.integratedLUFS; cache[2] = loudness.pointee.loudnessRangeLU }
             }
-            out[0] = loudness.seconds
+            out[0] = loudness.pointee.seconds
             _unsafePerformance {
-                out[1] = clean(loudness.momentaryLUFS); out[2] = clean(loudness.shortTermLUFS)
-                out[5] = clean(loudness.maxMomentaryLUFS); out[6] = clean(loudness.maxShortTermLUFS)
+                out[1] = clean(loudness.pointee.momentaryLUFS); out[2] = clean(loudness.pointee.shortTermLUFS)
+                out[5] = clean(loudness.pointee.maxMomentaryLUFS); out[6] = clean(loudness.pointee.maxShortTermLUFS)
             }
             out[3] = clean(cache[1]); out[4] = cache[2]
         }
@@ -96,9 +110,9 @@ package struct AnalysisKernel: ~Copyable {
         for c in 0..<(measuresLevels ? channelCount : 0) {
             let p = out + Self.headerSize + Self.perChannel * c
             _unsafePerformance {
-                p[0] = level.samplePeakDBFS(channel: c); p[1] = clean(20 * log10(Double(truePeak.peak(channel: c))))
-                p[2] = level.rmsDBFS(channel: c); p[3] = Double(level.clippedSamples(channel: c))
-                p[4] = level.peakPower(channel: c); p[5] = level.averagePower(channel: c)
+                p[0] = level.pointee.samplePeakDBFS(channel: c); p[1] = clean(20 * log10(Double(truePeak.pointee.peak(channel: c))))
+                p[2] = level.pointee.rmsDBFS(channel: c); p[3] = Double(level.pointee.clippedSamples(channel: c))
+                p[4] = level.pointee.peakPower(channel: c); p[5] = level.pointee.averagePower(channel: c)
             }
         }
         snapshot.publish()

@@ -11,6 +11,9 @@ package protocol NodeDefinition: Sendable {
     /// Its numeric parameters as data (``ParameterSpec``): the schema's numbers, MIDI `learn`
     /// ranges and the page's controls follow from them.
     static var parameterSpecs: [ParameterSpec] { get }
+    /// Its whole schema entry, written by `make schema` (nil: the kind's entry is hand-written
+    /// in the schema template, as the first kinds' are).
+    static var schemaEntry: NodeSchemaEntry? { get }
     /// The `type` a node with these settings is written with.
     static func typeName(of parameters: Parameters) -> String
     /// Reads the node's own keys (not `type`, `id`, `bypass`); every error names its JSON path.
@@ -37,6 +40,7 @@ package enum NodeResponse {
 
 extension NodeDefinition {
     package static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse { .unchanged }
+    package static var schemaEntry: NodeSchemaEntry? { nil }
 }
 
 /// What a node's lowering reads and produces: the plan's format, the node's key and path,

@@ -13,11 +13,16 @@ import Foundation
 package enum PresetSchemaNumbers {
     /// The schema with the catalog's numbers; throws when a spec names a key the schema lacks
     /// or two kinds sharing a definition disagree on its range.
-    package static func refresh(_ schema: [String: Any]) throws -> [String: Any] {
+    package static func refresh(_ schema: [String: Any], definitions: [any NodeDefinition.Type] = NodeCatalog.definitions) throws -> [String: Any] {
         var schema = schema
         var defs = schema["$defs"] as? [String: Any] ?? [:]
+        for d in definitions {
+            guard let entry = d.schemaEntry else { continue }
+            defs[entry.name] = try entry.definition(typeNames: d.typeNames, specs: d.parameterSpecs)
+            try list(entry.name, typeNames: d.typeNames, in: &defs)
+        }
         var shared: [String: ClosedRange<Double>] = [:]
-        for specs in NodeCatalog.definitions.map({ $0.parameterSpecs }) + [GraphSources.parameterSpecs] {
+        for specs in definitions.map({ $0.parameterSpecs }) + [GraphSources.parameterSpecs] {
             for spec in specs {
                 for name in spec.schemaDefinitions {
                     guard var def = defs[name] as? [String: Any] else { throw SchemaError("$defs.\(name) is missing (named by \(spec.key))") }
@@ -28,6 +33,19 @@ package enum PresetSchemaNumbers {
         }
         schema["$defs"] = defs
         return schema
+    }
+
+    /// Adds a generated kind to `$defs.node`: its `type` names to the enum, its entry to `oneOf`.
+    static func list(_ name: String, typeNames: [String], in defs: inout [String: Any]) throws {
+        guard var node = defs["node"] as? [String: Any], var properties = node["properties"] as? [String: Any],
+              var type = properties["type"] as? [String: Any], var names = type["enum"] as? [String], var forms = node["oneOf"] as? [[String: Any]] else {
+            throw SchemaError("$defs.node is not the shape a generated kind is listed in")
+        }
+        names += typeNames.filter { !names.contains($0) }
+        let ref = "#/$defs/\(name)"
+        if !forms.contains(where: { $0["$ref"] as? String == ref }) { forms.append(["$ref": ref]) }
+        type["enum"] = names; properties["type"] = type; node["properties"] = properties; node["oneOf"] = forms
+        defs["node"] = node
     }
 
     /// The schema text as `make schema` writes it: keys sorted, two-space indentation.

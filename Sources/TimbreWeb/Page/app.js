@@ -473,10 +473,14 @@ function resolve(schema, s) {
   return s || {};
 }
 
-/// The schema definition of a node type (its `type` const or enum).
+/// The schema definition of a node type (its `type` const or enum). The union of every kind
+/// (`$defs.node`, whose `oneOf` lists them and whose enum holds every type) is not one: the
+/// schema arrives with its keys sorted, so it would come before `panNode`, `passNode` … and
+/// those nodes would get no controls.
 function definition(type) {
   const defs = (page.schema || {}).$defs || {};
   for (const d of Object.values(defs)) {
+    if (d.oneOf) continue;
     const t = d.properties && d.properties.type;
     if (t && (t.const === type || (t.enum || []).includes(type))) return d;
   }

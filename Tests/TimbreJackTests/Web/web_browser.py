@@ -77,6 +77,9 @@ with sync_playwright() as p:
 
     one = open_page(1280, 900)
     two = open_page(1280, 900)
+    # Controls from each kind's own schema entry: the pan's slider, the high-pass's frequency.
+    out["panControl"] = one.locator('input[data-address="width.pan"]').count() > 0
+    out["highpassControl"] = one.locator('input[data-address="rumble.frequency"]').count() > 0
     time.sleep(1.5)  # the peak meters settle on the sine
 
     # Meters: the page's master readout against the sine's level (-20 dBFS on the left).
