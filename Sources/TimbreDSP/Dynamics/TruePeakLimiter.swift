@@ -91,32 +91,39 @@ public struct TruePeakLimiter: ~Copyable, @unchecked Sendable {
     let delay: DelayLine
 
     public init(settings: Settings, sampleRate: Double, channelCount: Int, maximumBlockFrames: Int) {
+        // Every check before the first stored property: a trap halfway through initialising a
+        // non-copyable value with a deinit made the optimiser destroy members not yet made
+        // (a release build freed the detector's garbage pointers).
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
-        self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
-        lookaheadFrames = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
+        let lookahead = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
         // A peak found at frame n lies near n − d (d: the detector's delay); the gain must be at
         // or below its need over the K = 16 frames either side of it.
         // (Sample peaks: the peak is the frame itself, d = K = 0.)
         let d = settings.samplePeak ? 0 : InterSamplePeakDetector.delayFrames, k = settings.samplePeak ? 0 : 16
-        holdFrames = lookaheadFrames + 2 * k
+        let latency = Self.latencyFrames(lookaheadFrames: lookahead, samplePeak: settings.samplePeak)
+        precondition(latency == lookahead - 1 + d + k)
+        precondition(lookahead < 8192)  // the average's exact sums
+        let hold = lookahead + 2 * k
+        self.settings = settings; self.channelCount = channelCount; self.maximumBlockFrames = maximumBlockFrames
+        lookaheadFrames = lookahead
+        holdFrames = hold
         sharedGain = channelCount == 1 || settings.link >= 1
-        latencyFrames = Self.latencyFrames(lookaheadFrames: lookaheadFrames, samplePeak: settings.samplePeak)
-        precondition(latencyFrames == lookaheadFrames - 1 + d + k)
+        latencyFrames = latency
         ceiling = Self.ceilingFactor(ceilingDB: settings.ceilingDB, marginDB: settings.marginDB)
         releaseCoefficient = Self.releaseCoefficient(seconds: settings.releaseSeconds, sampleRate: sampleRate)
-        detector = InterSamplePeakDetector(channelCount: channelCount)
-        holds = .allocate(capacity: channelCount)
-        for c in 0..<channelCount { (holds + c).initialize(to: PeakHold(span: holdFrames)) }
-        precondition(lookaheadFrames < 8192)  // the average's exact sums
-        history = .allocate(capacity: channelCount * (lookaheadFrames + maximumBlockFrames))
-        history.initialize(repeating: 1 << 38, count: channelCount * (lookaheadFrames + maximumBlockFrames))
+        let holds = UnsafeMutablePointer<PeakHold>.allocate(capacity: channelCount)
+        for c in 0..<channelCount { (holds + c).initialize(to: PeakHold(span: hold)) }
+        self.holds = holds
+        history = .allocate(capacity: channelCount * (lookahead + maximumBlockFrames))
+        history.initialize(repeating: 1 << 38, count: channelCount * (lookahead + maximumBlockFrames))
         levels = .allocate(capacity: 2 * channelCount)
         levels.initialize(repeating: 0, count: 2 * channelCount)
         sums = .allocate(capacity: channelCount)
-        sums.initialize(repeating: Int64(lookaheadFrames) << 38, count: channelCount)
+        sums.initialize(repeating: Int64(lookahead) << 38, count: channelCount)
         scratch = .allocate(capacity: (2 * channelCount + 4) * maximumBlockFrames)
         scratch.initialize(repeating: 0, count: (2 * channelCount + 4) * maximumBlockFrames)
-        delay = DelayLine(frames: latencyFrames, channelCount: channelCount)
+        detector = InterSamplePeakDetector(channelCount: channelCount)
+        delay = DelayLine(frames: latency, channelCount: channelCount)
         reset()
     }
 
