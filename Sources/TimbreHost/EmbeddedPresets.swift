@@ -273,7 +273,8 @@ package enum EmbeddedPresets {
             "deesser",
             "limiter",
             "gate",
-            "expander"
+            "expander",
+            "fir"
           ]
         }
       },
@@ -313,6 +314,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/gateNode"
+        },
+        {
+          "$ref": "#/$defs/firNode"
         }
       ]
     },
@@ -1347,6 +1351,60 @@ package enum EmbeddedPresets {
           }
         }
       ]
+    },
+    "firNode": {
+      "additionalProperties": false,
+      "description": "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel. Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "coefficients": {
+          "oneOf": [
+            {
+              "items": {
+                "type": "number",
+                "maximum": 1000,
+                "minimum": -1000
+              },
+              "maxItems": 2097152,
+              "minItems": 1,
+              "type": "array"
+            },
+            {
+              "items": {
+                "items": {
+                  "type": "number",
+                  "maximum": 1000,
+                  "minimum": -1000
+                },
+                "maxItems": 2097152,
+                "minItems": 1,
+                "type": "array"
+              },
+              "minItems": 1,
+              "type": "array"
+            }
+          ]
+        },
+        "gain": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 24,
+          "minimum": -60,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "type": {
+          "const": "fir"
+        }
+      },
+      "required": [
+        "coefficients"
+      ],
+      "type": "object"
     }
   },
   "oneOf": [

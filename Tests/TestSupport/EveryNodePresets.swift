@@ -17,9 +17,20 @@ public enum EveryNodePresets {
       {"type": "pitch", "id": "pitch", "semitones": 3, "cents": 10},
       {"type": "compressor", "id": "comp", "threshold": -30, "ratio": 3, "detector": "rms", "window": 5, "lookahead": 1, "link": 50},
       {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
-      {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50}
+      {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50},
+      {"type": "fir", "id": "fir", "coefficients": \(firTaps)}
     ]}
     """
+
+    /// A decaying 3,000-tap response: the `fir` node's head and five levels of FFT partitions
+    /// (64 … 1,024) all run on the render path.
+    static let firTaps: String = {
+        let taps: [String] = (0..<3_000).map { (k: Int) -> String in
+            let sign: Double = k % 2 == 0 ? 0.5 : -0.4
+            return String(format: "%.6f", sign * exp(-Double(k) / 600))
+        }
+        return "[" + taps.joined(separator: ", ") + "]"
+    }()
 
     /// A graph with every graph node: input copies, a sine generator, buses cleared and
     /// mixed, a group, channel and bus chains, pans and volumes, a pitch node (so the other

@@ -48,6 +48,7 @@ public struct RandomPresets {
         for key in properties.keys.sorted() where !["type", "id", "bypass", "key"].contains(key) {
             guard rng.chance(0.55) else { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
+            if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
             object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
         }
         // The RMS detector's window only with it (the decoder refuses a window on a peak detector).
@@ -91,6 +92,29 @@ public struct RandomPresets {
             }
             return object
         default: return 0
+        }
+    }
+
+    /// A FIR's taps as a user gives them: a decaying response of 1…4,096 taps (log-uniform)
+    /// whose worst-case gain (Σ|h|) is −20…+20 dB, or a single tap; one list, or one per
+    /// channel of a stereo chain (two lists) — which a mono chain refuses by path.
+    static func taps(using rng: inout SeededRandom) -> Any {
+        func one(_ rng: inout SeededRandom) -> [Double] {
+            let count = max(1, Int(pow(4096, rng.unit())))
+            var h = (0..<count).map { k in (rng.unit() * 2 - 1) * exp(-4 * Double(k) / Double(count)) }
+            let norm = h.reduce(0) { $0 + abs($1) }, gain = pow(10, (rng.unit() * 40 - 20) / 20)
+            if norm > 0 { h = h.map { $0 * gain / norm } }
+            return h
+        }
+        return rng.chance(0.25) ? [one(&rng), one(&rng)] : one(&rng)
+    }
+
+    /// The most a chain's FIR nodes can raise a peak: the product of their Σ|h| (1 without).
+    public static func firGain(_ nodes: [[String: Any]]) -> Double {
+        nodes.filter { $0["type"] as? String == "fir" }.reduce(1) { gain, node in
+            let lists = (node["coefficients"] as? [[Double]]) ?? [(node["coefficients"] as? [Double]) ?? []]
+            let scale = pow(10, ((node["gain"] as? Double) ?? 0) / 20)
+            return gain * scale * (lists.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1)
         }
     }
 

@@ -88,6 +88,9 @@ import TimbreTestSignals
             + FilterDesign(type: .highPass, frequencyHz: 80, slopeDBPerOctave: 24).sections(sampleRate: 48_000)
         try Self.all("BiquadCascade", { BiquadCascade(sections, format: Self.format) })
         try Self.all("DelayLine", { DelayLine(333, format: Self.format) })
+        let taps = (0..<1_500).map { Float(($0 % 3 == 0 ? 0.4 : -0.3) * exp(-Double($0) / 300)) }
+        let filter = ConvolutionFilter(responses: [taps], layout: PartitionLayout(length: taps.count, headTaps: 32, maximumPartition: 256))
+        try Self.all("PartitionedConvolver", { PartitionedConvolver(filter, format: Self.format) })
     }
 
     @Test func dynamics() throws {

@@ -31,6 +31,7 @@ import TimbreTestSupport
         "limiter": #"{"type": "limiter", "ceiling": -1.5, "release": 50, "lookahead": 5, "link": 80}"#,
         "gate": #"{"type": "gate", "threshold": -45, "range": 40, "attack": 2, "hold": 30, "release": 80, "hysteresis": 4, "link": 50}"#,
         "expander": #"{"type": "expander", "threshold": -35, "ratio": 3, "range": 25}"#,
+        "fir": #"{"type": "fir", "coefficients": [[0.5, 0.25, -0.125], [1]], "gain": -3}"#,
     ]
 
     static func decode(_ node: String, id: String = "n") throws -> Preset {

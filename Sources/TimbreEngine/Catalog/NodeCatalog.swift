@@ -16,6 +16,7 @@ package enum NodeCatalog {
         CompressorNode.self,
         LimiterNode.self,
         GateNode.self,
+        FIRNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
