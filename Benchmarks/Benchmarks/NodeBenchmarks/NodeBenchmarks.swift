@@ -72,6 +72,15 @@ let nodes: [(String, String)] = [
 let bells = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000].enumerated().map { k, f in
     #"{"type": "peak", "frequency": \#(f), "gain": \#(k % 2 == 0 ? 3 : -2), "q": 1}"#
 }
+/// A `fir` node of `taps` decaying taps (a room-correction filter's shape).
+func firNode(taps: Int) -> String {
+    let values: [String] = (0..<taps).map { (k: Int) -> String in
+        let sign: Double = k % 2 == 0 ? 0.3 : -0.2
+        return String(format: "%.6g", sign * exp(-8 * Double(k) / Double(taps)))
+    }
+    return #"{"type": "fir", "coefficients": ["# + values.joined(separator: ",") + "]}"
+}
+
 /// Chain nodes beyond `nodes`: the issue's 11-node chain (fused into one cascade) and the rate node.
 let moreNodes: [(String, String)] = [
     ("highpass 12 + 10 peak nodes (fused)", (#"{"type": "highpass", "frequency": 80, "slope": 12}"# + "," + bells.joined(separator: ","))),
@@ -83,6 +92,8 @@ let moreNodes: [(String, String)] = [
     ("limiter (true peak, 2 ms lookahead)", #"{"type": "limiter", "ceiling": -1}"#),
     ("gate (hysteresis, hold)", #"{"type": "gate", "threshold": -50}"#),
     ("expander (2:1)", #"{"type": "expander", "threshold": -40}"#),
+    ("fir 4,096 taps (zero latency)", firNode(taps: 4_096)),
+    ("fir 65,536 taps (room correction, zero latency)", firNode(taps: 65_536)),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
