@@ -1,7 +1,7 @@
 /// How an impulse response is cut for zero-latency convolution (Gardner 1995, "Efficient
 /// convolution without input-output delay"; the sizes after Wefers 2014, §5): the first
 /// ``headTaps`` taps run as a direct-form FIR on every sample, the rest in levels of
-/// FFT partitions whose sizes double (B, 2B, 4B, … up to ``maximumPartition``), two partitions
+/// FFT partitions whose sizes double (B, 2B, 4B, … up to `maximumPartition`), two partitions
 /// a level, the last level as many as the length needs.
 ///
 /// ```
