@@ -73,7 +73,9 @@ public struct SpectralResampler: ~Copyable {
         maximumInputFrames = layout.inputBlock - layout.leadInput + (blocks - 1) * layout.hopInput
         pendingCapacity = layout.inputBlock + maximumInputFrames
         pending = .allocate(capacity: channelCount * pendingCapacity)
+        pending.initialize(repeating: 0, count: channelCount * pendingCapacity)
         ready = .allocate(capacity: channelCount * layout.hopOutput)
+        ready.initialize(repeating: 0, count: channelCount * layout.hopOutput)  // (clearNonFinite reads all of it)
         work = fftw_alloc_real(2 * layout.inputBlock)!
         bins = fftw_alloc_real(2 * layout.inputBlock)!
         spectrum = fftw_alloc_real(2 * layout.outputBlock)!

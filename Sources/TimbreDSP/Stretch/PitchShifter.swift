@@ -143,7 +143,10 @@ public struct PitchShifter: ~Copyable {
             latency = PitchShifter.latencyFrames(sampleRate: sampleRate)
             fifoCapacity = 4 * (maximumBlockFrames + latency) + 4 * n
             fifo = .allocate(capacity: channelCount)
-            for c in 0..<channelCount { fifo[c] = .allocate(capacity: 4 * (maximumBlockFrames + PitchShifter.latencyFrames(sampleRate: sampleRate)) + 4 * n) }
+            for c in 0..<channelCount {
+                fifo[c] = .allocate(capacity: fifoCapacity)
+                fifo[c].initialize(repeating: 0, count: fifoCapacity)  // (clearNonFinite reads all of it)
+            }
             fifoPointers = .allocate(capacity: channelCount)
             fifoConst = .allocate(capacity: channelCount)
             subOutput = .allocate(capacity: channelCount)

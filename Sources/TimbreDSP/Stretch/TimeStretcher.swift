@@ -199,6 +199,7 @@ public struct TimeStretcher: ~Copyable {
                 return p
             })
             frame = fftwf_alloc_real(n)!
+            frame.initialize(repeating: 0, count: n)  // (clearNonFinite reads the work buffers too)
             func complexBuffer() -> UnsafeMutablePointer<Float> {
                 let p = UnsafeMutableRawPointer(fftwf_alloc_complex(fftSize / 2 + 1)!).bindMemory(to: Float.self, capacity: 2 * (fftSize / 2 + 1))
                 p.initialize(repeating: 0, count: 2 * (fftSize / 2 + 1))
@@ -207,8 +208,11 @@ public struct TimeStretcher: ~Copyable {
             spectra = Self.pointers((0..<channelCount).map { _ in complexBuffer() })
             reference = complexBuffer(); previousReference = complexBuffer(); previousSynthesis = complexBuffer()
             power = .allocate(capacity: bins)
+            power.initialize(repeating: 0, count: bins)
             peaks = .allocate(capacity: bins)
+            peaks.initialize(repeating: 0, count: bins)
             mono = .allocate(capacity: maximumPushFrames)
+            mono.initialize(repeating: 0, count: maximumPushFrames)
             onsets = OnsetDetector(span: 5 * fftSize + maximumPushFrames + 4 * hop)
             let c0 = UnsafeMutableRawPointer(spectra[0]).assumingMemoryBound(to: fftwf_complex.self)
             forward = FFTWPlanner.realForward(size: n, input: frame, output: c0)
