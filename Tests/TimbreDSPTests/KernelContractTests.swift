@@ -195,7 +195,16 @@ import TimbreTestSignals
     @Test func kernelBoxHandsItsKernelOverOnce() throws {
         let box = KernelBox(LoudnessMeter(sampleRate: 48_000, channelCount: 1))
         #expect(box.withKernel { $0.channelCount } == 1)
-        let first = box.take() != nil, second = box.take() != nil
-        #expect(first && !second)
+        func holds(_ kernel: consuming LoudnessMeter?) -> Bool {
+            switch consume kernel {
+            case .some: true
+            case .none: false
+            }
+        }
+        #expect(box.holdsKernel)
+        let first = holds(box.take())
+        let emptied = !box.holdsKernel
+        let second = holds(box.take())
+        #expect(first && emptied && !second, "first take \(first), empty after \(emptied), second take \(second)")
     }
 }

@@ -20,7 +20,11 @@ public final class KernelBox<Kernel: ~Copyable>: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// Whether the kernel is still in the box (not taken).
+    public var holdsKernel: Bool { present }
+
     /// Moves the kernel out (nil once taken).
+    @inline(never)
     public func take() -> Kernel? {
         guard present else { return nil }
         present = false
