@@ -58,7 +58,7 @@ package struct AnalysisKernel: ~Copyable {
         }
     }
 
-    /// Frees the snapshots and cache (the meters free themselves).
+    /// Ends the meters (their deinit frees them) and frees their memory, the snapshots and the cache.
     deinit {
         snapshot.deallocate(); cache.deallocate(); spectrumSnapshot?.deallocate()
         level.deinitialize(count: 1); level.deallocate()
@@ -94,17 +94,16 @@ package struct AnalysisKernel: ~Copyable {
             out[3] = clean(cache[1]); out[4] = cache[2]
         }
         switch spectrum {
-        case .some(let spectrum) where spectrumSnapshot != nil:
-            let spectrumSnapshot = spectrumSnapshot!
+        case .some(let spectrum):  // (made together with its snapshot)
             spectrum.process(channels, frameCount: frameCount)
-            if Double(spectrum.frames) != cache[3] {  // a new frame: publish the averaged powers
+            if let spectrumSnapshot, Double(spectrum.frames) != cache[3] {  // a new frame: publish the averaged powers
                 cache[3] = Double(spectrum.frames)
                 let r = spectrumSnapshot.writeSlot
                 r[0] = Double(spectrum.frames)
                 for k in 0..<spectrum.binCount { r[1 + k] = Double(spectrum.averagePower[k]) }
                 spectrumSnapshot.publish()
             }
-        default: break
+        case .none: break
         }
         out[7] = measuresLevels ? Double(channelCount) : 0
         for c in 0..<(measuresLevels ? channelCount : 0) {
