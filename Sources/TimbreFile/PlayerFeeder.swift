@@ -144,10 +144,11 @@ package final class PlayerFeeder: PlayerStreamControl {
 }
 
 extension HostServices {
-    /// Services for a host that reads files: `player` channels stream their files (relative
-    /// names found in `directory`, the preset's folder, else the working directory), and
-    /// `plugins` loads `plugin` nodes (TimbrePlugins' `PluginHost.loader`) if given.
+    /// Services for a host that reads files: `player` channels stream their files and `fir`
+    /// and `convolver` nodes read theirs (relative names found in `directory`, the preset's
+    /// folder, else the working directory), and `plugins` loads `plugin` nodes (TimbrePlugins'
+    /// `PluginHost.loader`) if given.
     package static func files(in directory: String?, plugins: PluginLoader? = nil) -> HostServices {
-        HostServices(makePlayer: PlayerFeeder.factory(directory: directory), plugins: plugins)
+        HostServices(makePlayer: PlayerFeeder.factory(directory: directory), plugins: plugins, files: .files(in: directory))
     }
 }

@@ -274,7 +274,8 @@ package enum EmbeddedPresets {
             "limiter",
             "gate",
             "expander",
-            "fir"
+            "fir",
+            "convolver"
           ]
         }
       },
@@ -317,6 +318,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/firNode"
+        },
+        {
+          "$ref": "#/$defs/convolverNode"
         }
       ]
     },
@@ -1354,7 +1358,7 @@ package enum EmbeddedPresets {
     },
     "firNode": {
       "additionalProperties": false,
-      "description": "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel. Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
+      "description": "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel, inline (coefficients) or in files (file: REW's or rePhase's text export, raw samples in format, or a sound file; one file's channels or one file per channel). Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
       "properties": {
         "bypass": {
           "type": "boolean"
@@ -1399,10 +1403,135 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "fir"
+        },
+        "file": {
+          "oneOf": [
+            {
+              "minLength": 1,
+              "type": "string"
+            },
+            {
+              "items": {
+                "minLength": 1,
+                "type": "string"
+              },
+              "minItems": 1,
+              "type": "array"
+            }
+          ]
+        },
+        "format": {
+          "enum": [
+            "text",
+            "float32le",
+            "float64le",
+            "s16le",
+            "s24le",
+            "s24le3",
+            "s32le",
+            "sound"
+          ]
+        },
+        "sampleRate": {
+          "maximum": 768000,
+          "minimum": 8000,
+          "type": "number",
+          "description": "Hz"
+        }
+      },
+      "type": "object"
+    },
+    "convolverNode": {
+      "additionalProperties": false,
+      "description": "An impulse response from a sound file (any format libsndfile reads, resampled to the session's rate) convolved with no added latency. The file's channels choose the routing: 1 (every channel through it), one per chain channel, 2 on a mono chain (mono to stereo), 4 (true stereo: L→L, L→R, R→L, R→R). normalize sets its level (none, energy: unity energy, peak: unity peak) before gain; predelay puts silence before it; trim cuts its start and tail below a level relative to its peak; mix is the wet share, width the wet stereo image.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "file": {
+          "oneOf": [
+            {
+              "minLength": 1,
+              "type": "string"
+            },
+            {
+              "items": {
+                "minLength": 1,
+                "type": "string"
+              },
+              "minItems": 1,
+              "type": "array"
+            }
+          ]
+        },
+        "format": {
+          "enum": [
+            "text",
+            "float32le",
+            "float64le",
+            "s16le",
+            "s24le",
+            "s24le3",
+            "s32le",
+            "sound"
+          ]
+        },
+        "gain": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 24,
+          "minimum": -60,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 100,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "normalize": {
+          "enum": [
+            "none",
+            "energy",
+            "peak"
+          ]
+        },
+        "predelay": {
+          "default": 0,
+          "description": "ms",
+          "maximum": 1000,
+          "minimum": 0,
+          "type": "number"
+        },
+        "sampleRate": {
+          "maximum": 768000,
+          "minimum": 8000,
+          "type": "number",
+          "description": "Hz"
+        },
+        "trim": {
+          "description": "dB",
+          "maximum": -20,
+          "minimum": -160,
+          "type": "number"
+        },
+        "type": {
+          "const": "convolver"
+        },
+        "width": {
+          "default": 100,
+          "description": "%",
+          "maximum": 200,
+          "minimum": 0,
+          "type": "number"
         }
       },
       "required": [
-        "coefficients"
+        "file"
       ],
       "type": "object"
     }

@@ -60,6 +60,15 @@ do {
     let interpreter = EveryNodePresets.interpreter(engine)
     try measure("plugins", engine, what: "plan swaps") { try EveryNodePresets.editPlugins(interpreter, step: $0) }
 }
+// Convolution from files: a REW text FIR and a true-stereo room response resampled from
+// 44.1 kHz, with mix, width, predelay (a new response) and gain edited between windows.
+do {
+    let fixture = try ResponseFileFixture()
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(fixture.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, host: fixture.host)
+    let interpreter = EveryNodePresets.interpreter(engine)
+    try measure("fir and convolver from files", engine, what: "plan swaps") { try ResponseFileFixture.edit(interpreter, step: $0) }
+}
 // Players: the rings are filled between measured windows (the prefetch thread's job live;
 // the counters are process-wide, so the file side must not run while measuring).
 let fixture = try PlayerFixture()

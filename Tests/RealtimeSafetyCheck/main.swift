@@ -109,6 +109,20 @@ if !selfTestJack {
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
+// Convolution from files: a REW text FIR, and a true-stereo room response at 44.1 kHz
+// resampled to 48 kHz, with mix, width, predelay (a new response each time, prepared on this
+// thread) and gain edited concurrently.
+let responses = try ResponseFileFixture()
+if !selfTestJack {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(responses.preset.utf8)), sampleRate: 48000, inputChannelCount: 1,
+                                outputChannelCount: 2, host: responses.host)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let edits = try run(engine, pause: 40, interval: .microseconds(2_000)) { try ResponseFileFixture.edit(interpreter, step: $0) }
+    print("RealtimeSanitizer (fir and convolver from files): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
+    totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
 // Under a real JACK server (jackd, dummy backend, 256-frame periods): `JackHost` with every
 // chain node type and the plugins, each process cycle JACK runs — port buffers, renderer,
 // plugins — marked as a realtime section through the host's cycle hooks, while this thread
@@ -119,10 +133,15 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") {
     // by its name (timbre-rtsan-PID-N).
     let server = try JackServer(prefix: "timbre-rtsan")
     defer { server.stop() }
+    // The convolver's phase: a 10-second true-stereo response.
+    let long = try ResponseFileFixture(seconds: 10)
+    var services = long.host
+    services.plugins = PluginHost.loader
     for (phase, json, edit) in [("JACK, every chain node", EveryNodePresets.chain, EveryNodePresets.edit),
-                                ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins)] {
+                                ("JACK, plugins", EveryNodePresets.plugins, EveryNodePresets.editPlugins),
+                                ("JACK, fir and a 10 s true-stereo convolver from files", long.preset, ResponseFileFixture.edit)] {
         let host = try JackHost(name: "rtsan", document: PresetDecoder.parse(Data(json.utf8)), inputs: 1, outputs: 2, midiInput: true,
-                                host: HostServices(plugins: PluginHost.loader),
+                                host: services,
                                 cycleHooks: .init(enter: enter, exit: timbre_rtsan_realtime_exit))
         try host.activate()
         // MIDI into the host's midi_in every cycle (a controller, a note, a SysEx it ignores):

@@ -13,6 +13,9 @@ public struct RandomPresets {
     let nodeSchemas: [String: [String: Any]]
     /// Node `type` names this sampler draws (the schema's list less `excluded`).
     public let typeNames: [String]
+    /// Files a node's `file` key may name, by node type (a fixture's folder holds them): a
+    /// `convolver` always names one, a `fir` without inline coefficients a third of the time.
+    public var files: [String: [String]] = [:]
 
     /// Reads the schema at `url`. `excluded`: types left out (plugins need a host; keys that
     /// name other channels need a graph).
@@ -46,6 +49,11 @@ public struct RandomPresets {
         let properties = schema["properties"] as! [String: Any]
         let forbiddenTogether = ((schema["not"] as? [String: Any])?["required"] as? [String]) ?? []
         for key in properties.keys.sorted() where !["type", "id", "bypass", "key"].contains(key) {
+            if key == "file" {
+                guard let names = files[type], !names.isEmpty, object["coefficients"] == nil, type == "convolver" || rng.chance(0.33) else { continue }
+                object[key] = names[Int(rng.next() % UInt64(names.count))]
+                continue
+            }
             guard rng.chance(0.55) else { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
             if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
@@ -109,11 +117,14 @@ public struct RandomPresets {
         return rng.chance(0.25) ? [one(&rng), one(&rng)] : one(&rng)
     }
 
-    /// The most a chain's FIR nodes can raise a peak: the product of their Σ|h| (1 without).
-    public static func firGain(_ nodes: [[String: Any]]) -> Double {
-        nodes.filter { $0["type"] as? String == "fir" }.reduce(1) { gain, node in
-            let lists = (node["coefficients"] as? [[Double]]) ?? [(node["coefficients"] as? [Double]) ?? []]
+    /// The most a chain's FIR and convolver nodes can raise a peak: the product of their Σ|h|
+    /// (1 without). `fileGains`: the Σ|h| a node naming that file can reach (its worst
+    /// normalisation included).
+    public static func firGain(_ nodes: [[String: Any]], fileGains: [String: Double] = [:]) -> Double {
+        nodes.filter { $0["type"] as? String == "fir" || $0["type"] as? String == "convolver" }.reduce(1) { gain, node in
             let scale = pow(10, ((node["gain"] as? Double) ?? 0) / 20)
+            if let file = node["file"] as? String { return gain * scale * (fileGains[file] ?? 1) }
+            let lists = (node["coefficients"] as? [[Double]]) ?? [(node["coefficients"] as? [Double]) ?? []]
             return gain * scale * (lists.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreEngine
+import TimbreFile
 import TimbreTestSupport
 
 /// Random in-range chains over the whole catalog (drawn from the preset JSON Schema, edges
@@ -43,8 +44,26 @@ import TimbreTestSupport
         }
     }
 
+    /// The largest Σ|h| a node naming each fixture file can reach: its longest-summing channel
+    /// (true stereo: two routes into an output), under the normalisation that raises it most,
+    /// with 10 % for resampling and predelay.
+    static func worstGains(_ fixture: ResponseFileFixture) throws -> [String: Double] {
+        let room = try SoundFileReader(path: fixture.directory + "/room.wav").readAll()
+        let sums = room.map { $0.reduce(0.0) { $0 + Double(abs($1)) } }
+        let peak = Double(room.map { $0.map(abs).max() ?? 0 }.max() ?? 1)
+        let energy = room.map { $0.reduce(0.0) { $0 + Double($1) * Double($1) } }.max() ?? 1
+        let roomGain = 2 * (sums.max() ?? 1) * max(1, 1 / peak, 1 / energy.squareRoot()) * 1.1
+        let fir = try String(contentsOfFile: fixture.directory + "/fir.txt", encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("*") && !$0.contains("//") }.compactMap { Double($0) }.reduce(0) { $0 + abs($1) }
+        return ["room.wav": roomGain, "fir.txt": fir * 1.1]
+    }
+
     @Test func randomChainsRenderFiniteOrAreRefusedByPath() throws {
-        let sampler = try RandomPresets(schema: ShippedPresetTests.presetsDir.appendingPathComponent("timbre-preset.schema.json"))
+        var sampler = try RandomPresets(schema: ShippedPresetTests.presetsDir.appendingPathComponent("timbre-preset.schema.json"))
+        // Response files for fir and convolver nodes: REW text taps and a short true-stereo room.
+        let fixture = try ResponseFileFixture(seconds: 0.02)
+        sampler.files = ["fir": ["fir.txt"], "convolver": ["room.wav"]]
+        let fileGains = try Self.worstGains(fixture)
         var rng = SeededRandom(seed: Self.seed)
         var rendered = 0, refused = 0, byType: [String: Int] = [:], failures: [String] = []
         for index in 0..<Self.cases {
@@ -69,11 +88,12 @@ import TimbreTestSupport
             let input = (0..<channels).map { Self.samples(signal, frames: frames, rate: rate, level: level, channel: $0, rng: &rng) }
             do {
                 let preset = try PresetDecoder.decode(data)
-                let output = try PresetRender.render(preset, input: input, block: block, rate: rate).output
+                let output = try PresetRender.render(preset, input: input, block: block, rate: rate,
+                                                     registry: NodeStateRegistry(services: .files(in: fixture.directory))).output
                 var worst: Float = 0, finite = true
                 for row in output { for x in row { if !x.isFinite { finite = false } else { worst = max(worst, abs(x)) } } }
                 // (A FIR raises a peak by at most Σ|h|: its own gain on top of the bound.)
-                if !finite || Double(worst) > 1e4 * max(1, RandomPresets.firGain(nodes)) {
+                if !finite || Double(worst) > 1e4 * max(1, RandomPresets.firGain(nodes, fileGains: fileGains)) {
                     failures.append("case \(index) (\(signal), \(rate) Hz, \(channels) ch, block \(block)): \(finite ? "peak \(worst)" : "non-finite output") from \(text)")
                 }
                 rendered += 1

@@ -32,6 +32,7 @@ import TimbreTestSupport
         "gate": #"{"type": "gate", "threshold": -45, "range": 40, "attack": 2, "hold": 30, "release": 80, "hysteresis": 4, "link": 50}"#,
         "expander": #"{"type": "expander", "threshold": -35, "ratio": 3, "range": 25}"#,
         "fir": #"{"type": "fir", "coefficients": [[0.5, 0.25, -0.125], [1]], "gain": -3}"#,
+        "convolver": #"{"type": "convolver", "file": "hall.wav", "normalize": "energy", "gain": -2, "predelay": 12, "mix": 35, "width": 130, "trim": -80}"#,
     ]
 
     static func decode(_ node: String, id: String = "n") throws -> Preset {
@@ -59,7 +60,7 @@ import TimbreTestSupport
             }
         }
         var seen: Set<String> = []
-        for text in [EveryNodePresets.chain, EveryNodePresets.graph, EveryNodePresets.plugins] {
+        for text in [EveryNodePresets.chain, EveryNodePresets.graph, EveryNodePresets.plugins, try ResponseFileFixture(seconds: 0.01).preset] {
             seen.formUnion(types(try PresetDecoder.parse(Data(text.utf8))))
         }
         let missing = Set(NodeCatalog.typeNames).subtracting(seen)

@@ -50,17 +50,22 @@ import TimbreTestSupport
         #expect(source.waitForLine(timeout: seconds + 10) { $0.hasPrefix("finished: bed") } != nil, "\(source.output) \(source.errors)")
         usleep(500_000)
         let status = try host.status()
+        let sourceStatus = try source.status()
         recorder.send("quit")
         #expect(recorder.waitForExit(timeout: 10) == 0, "\(recorder.errors)")
         try server.force("clock.force-quantum", 0)
         let recorded = try SoundFileSamples.read(d + "/out.wav")
         let expected = try LiveJackTests.offline(LiveJackTests.presetJSON, noise)
         let (matched, windows) = LiveJackTests.matchedWindows(recorded, expected)
-        print("PipeWire (pipewire-jack), quantum 256 → 64 → 2048 → 512 → 128 while playing: \(matched)/\(windows) 100 ms windows bit-identical to the offline render; host reported \(reported); status xruns \(status["xruns"] ?? "?"), missed cycles \(status["missedCycles"] ?? "?") (\(status["missedFrames"] ?? "?") frames)")
+        let missed = (status["missedCycles"] as? Int ?? 0) + (sourceStatus["missedCycles"] as? Int ?? 0)
+        print("PipeWire (pipewire-jack), quantum 256 → 64 → 2048 → 512 → 128 while playing: \(matched)/\(windows) 100 ms windows bit-identical to the offline render; host reported \(reported); status xruns \(status["xruns"] ?? "?"), missed cycles: host \(status["missedCycles"] ?? "?") (\(status["missedFrames"] ?? "?") frames), source \(sourceStatus["missedCycles"] ?? "?")")
         #expect(reported.count == 4, "quantum changes reported: \(reported) \(host.output)")
-        // A window touching a change may differ (PipeWire skips one cycle there, up to 2048
-        // frames, which can reach into two 100 ms windows); every other is exact. Seen: 77 and 74.
-        #expect(matched >= windows - 8, "\(matched)/\(windows)")
+        // A cycle PipeWire runs without one of the two Timbre clients in the path (it skips
+        // one at each quantum change; more when the machine is loaded: CI once saw 20) leaves
+        // a gap of at most 2048 frames, which can reach into two 100 ms windows. Every window
+        // no gap touches must be exact (seen here: 77 and 74 of 80 with 4 to 6 missed cycles).
+        let allowed = 2 * max(missed, 4)
+        #expect(matched >= windows - allowed && matched >= windows / 2, "\(matched)/\(windows), \(missed) missed cycles")
         #expect(status["bufferSize"] as? Int == 128)
     }
 

@@ -17,6 +17,7 @@ package enum NodeCatalog {
         LimiterNode.self,
         GateNode.self,
         FIRNode.self,
+        ConvolverNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

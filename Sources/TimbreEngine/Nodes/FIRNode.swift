@@ -4,18 +4,24 @@ import TimbreDSP
 // `fir`: a finite impulse response given in the preset, run with no added latency by the
 // partitioned convolver (a direct-form head, FFT partitions after it).
 
-/// The settings of a `fir` node: one filter for every channel, or one per channel.
+/// The settings of a `fir` node: one filter for every channel, or one per channel, given
+/// inline or in files (REW's and rePhase's text exports, raw samples, sound files).
 public struct FIRSettings: NodeParameters {
-    /// The taps, one list per channel (a single list: every channel).
+    /// The taps, one list per channel (a single list: every channel); empty when `file` holds them.
     public var responses: [[Float]]
+    /// The files holding the taps (one file's channels, or one file per channel).
+    public var file: ResponseFile?
     /// A gain in dB applied to every tap.
     public var gainDB: Double
     public init(responses: [[Float]], gainDB: Double = 0) { self.responses = responses; self.gainDB = gainDB }
+    public init(file: ResponseFile, gainDB: Double = 0) { responses = []; self.file = file; self.gainDB = gainDB }
 }
 
 extension NodeKind {
     /// A FIR filter: `taps` for every channel (or one list per channel).
     public static func fir(_ responses: [[Float]], gainDB: Double = 0) -> NodeKind { NodeKind(FIRSettings(responses: responses, gainDB: gainDB)) }
+    /// A FIR filter whose taps are in `file`.
+    public static func fir(file: ResponseFile, gainDB: Double = 0) -> NodeKind { NodeKind(FIRSettings(file: file, gainDB: gainDB)) }
 }
 
 package enum FIRNode: NodeDefinition {
@@ -27,6 +33,7 @@ package enum FIRNode: NodeDefinition {
 
     package static let parameterSpecs = [
         ParameterSpec("gain", unit: "dB", range: -60...24, default: 0, scale: .decibel, in: ["firNode"]),
+        ResponseFile.sampleRateSpec(in: "firNode"),
     ]
 
     package static var schemaEntry: NodeSchemaEntry? {
@@ -34,13 +41,18 @@ package enum FIRNode: NodeDefinition {
                                        "items": .object(["type": .string("number"), "minimum": .number(-1_000), "maximum": .number(1_000)])])
         return NodeSchemaEntry(
             name: "firNode",
-            description: "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel. Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
-            otherKeys: [("coefficients", .object(["oneOf": .array([taps, .object(["type": .string("array"), "minItems": .number(1), "items": taps])])]))],
-            required: ["coefficients"])
+            description: "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel, inline (coefficients) or in files (file: REW's or rePhase's text export, raw samples in format, or a sound file; one file's channels or one file per channel). Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
+            otherKeys: [("coefficients", .object(["oneOf": .array([taps, .object(["type": .string("array"), "minItems": .number(1), "items": taps])])]))] + ResponseFile.schemaKeys,
+            required: [])
     }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FIRSettings {
-        let field = try o.required("coefficients")
+        let gain = try o.optional("gain")?.number(in: parameterSpecs[0].range, unit: "dB") ?? 0
+        if let file = try ResponseFile.decode(&o) {
+            if let both = try o.optional("coefficients") { throw PresetError(path: both.path, "give coefficients or file, not both") }
+            return FIRSettings(file: file, gainDB: gain)
+        }
+        guard let field = try o.optional("coefficients") else { throw PresetError(path: path, "a fir node needs coefficients (inline taps) or file") }
         let list = try field.array()
         guard !list.isEmpty else { throw PresetError(path: field.path, "expected at least one coefficient") }
         var responses: [[Float]] = []
@@ -49,7 +61,6 @@ package enum FIRNode: NodeDefinition {
         } else {
             responses = [try taps(field)]
         }
-        let gain = try o.optional("gain")?.number(in: parameterSpecs[0].range, unit: "dB") ?? 0
         return FIRSettings(responses: responses, gainDB: gain)
     }
 
@@ -70,21 +81,29 @@ package enum FIRNode: NodeDefinition {
     }
 
     package static func encode(_ s: FIRSettings) -> [String: JSONValue] {
-        let lists = s.responses.map { JSONValue.array($0.map { .number(Double($0)) }) }
-        var o: [String: JSONValue] = ["coefficients": lists.count == 1 ? lists[0] : .array(lists)]
+        var o: [String: JSONValue]
+        if let file = s.file {
+            o = file.encoded
+        } else {
+            let lists = s.responses.map { JSONValue.array($0.map { .number(Double($0)) }) }
+            o = ["coefficients": lists.count == 1 ? lists[0] : .array(lists)]
+        }
         if s.gainDB != 0 { o["gain"] = .number(s.gainDB) }
         return o
     }
 
     package static func lower(_ s: FIRSettings, into node: inout NodeLowering) throws(PresetError) {
-        if s.responses.count > 1 && s.responses.count != node.channels {
-            throw PresetError(path: node.path + ".coefficients", "\(s.responses.count) lists of coefficients for \(node.channels) channels (give one list, or one per channel)")
-        }
+        let rate = node.sampleRate, path = node.path, reader = node.registry?.services.files
+        let make = { () throws(PresetError) in try FIRState(s, sampleRate: rate, reader: reader, path: path) }
         let state: FIRState
         if let registry = node.registry {
-            state = try registry.state(FIRState.self, key: node.key, reuse: { $0.settings == s }, make: { () throws(PresetError) in FIRState(s) })
+            state = try registry.state(FIRState.self, key: node.key, reuse: { $0.settings == s && $0.sampleRate == rate }, make: make)
         } else {
-            state = FIRState(s)
+            state = try make()
+        }
+        if state.responseCount > 1 && state.responseCount != node.channels {
+            let what = s.file == nil ? "lists of coefficients" : "channels of coefficients in \(s.file!.names.joined(separator: ", "))"
+            throw PresetError(path: node.path + (s.file == nil ? ".coefficients" : ".file"), "\(state.responseCount) \(what) for \(node.channels) channels (give one, or one per channel)")
         }
         node.retain(state)
         let filter = state.filter, channels = node.channels
@@ -98,19 +117,26 @@ package enum FIRNode: NodeDefinition {
     package static func response(of s: FIRSettings, sampleRate: Double) -> NodeResponse { .unknown }
 
     package static func summary(of s: FIRSettings) -> String {
+        let gain = s.gainDB != 0 ? String(format: ", %+.1f dB", s.gainDB) : ""
+        if let file = s.file { return "fir " + file.names.joined(separator: ", ") + gain }
         let lengths = Set(s.responses.map(\.count)).sorted().map(String.init).joined(separator: "/")
-        return "fir \(lengths) taps" + (s.responses.count > 1 ? " (\(s.responses.count) channels)" : "") + (s.gainDB != 0 ? String(format: ", %+.1f dB", s.gainDB) : "")
+        return "fir \(lengths) taps" + (s.responses.count > 1 ? " (\(s.responses.count) channels)" : "") + gain
     }
 }
 
-/// A `fir` node's prepared spectra, shared by the plans that continue the node with the same taps.
+/// A `fir` node's prepared spectra, shared by the plans that continue the node with the same
+/// taps at the same rate (files are read and parsed once, on the control thread).
 final class FIRState {
     let settings: FIRSettings
+    let sampleRate: Double
     let filter: ConvolutionFilter
-    init(_ s: FIRSettings) {
-        settings = s
+    var responseCount: Int { filter.responseCount }
+    init(_ s: FIRSettings, sampleRate: Double, reader: NodeFileReader?, path: String) throws(PresetError) {
+        settings = s; self.sampleRate = sampleRate
+        var responses = s.responses
+        if let file = s.file { responses = try file.load(sampleRate: sampleRate, reader: reader, path: path + ".file", maximumTaps: FIRNode.maximumTaps) }
         let scale = Float(pow(10, s.gainDB / 20))
-        let responses = s.responses.map { $0.map { $0 * scale } }
+        responses = responses.map { $0.map { $0 * scale } }
         filter = ConvolutionFilter(responses: responses, layout: PartitionLayout(length: responses.map(\.count).max() ?? 1))
     }
 }

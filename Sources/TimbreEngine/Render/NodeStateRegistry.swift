@@ -1,7 +1,8 @@
 import TimbreDSP
 
 /// What a host gives the engine so presets can use files and plugins: how a `player`
-/// channel's stream is made, and how `plugin` nodes load.
+/// channel's stream is made, how `plugin` nodes load, and how the files `fir` and `convolver`
+/// nodes name are read.
 public struct HostServices {
     /// Makes a player's stream (opens the file, starts filling the ring): TimbreFile's
     /// `PlayerFeeder.factory(directory:)`. Throws a ``PresetError`` at `path` for a file that
@@ -10,9 +11,13 @@ public struct HostServices {
     /// Loads `plugin` nodes: TimbrePlugins' `PluginHost.loader`. Without it a preset with
     /// plugins is refused.
     public var plugins: PluginLoader?
+    /// Reads the files `fir` and `convolver` nodes name (TimbreFile's
+    /// `NodeFileReader.files(in:)`). Without it a preset naming such a file is refused.
+    public var files: NodeFileReader?
 
-    public init(makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil, plugins: PluginLoader? = nil) {
-        self.makePlayer = makePlayer; self.plugins = plugins
+    public init(makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil, plugins: PluginLoader? = nil,
+                files: NodeFileReader? = nil) {
+        self.makePlayer = makePlayer; self.plugins = plugins; self.files = files
     }
 
     /// No files, no plugins.
