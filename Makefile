@@ -15,20 +15,19 @@ DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
                 pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
-BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins
-# The command-line program: in release, built a second time with the Swift runtime and
-# Foundation linked in (its own build folder, product `timbre` only): it starts in about 7 ms
-# instead of 12 (37 shared libraries mapped instead of 23 — measured with `timbre --version`),
-# which is a fifth of a short `--normalize` render. `swift build -c release` still gives the same
-# program linked dynamically at .build/release/timbre; tests and the demo run the static one.
-ifeq ($(CONFIG),release)
-BIN := .build-static/release/timbre
-else
+BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins \
+                  libzita-convolver-dev brutefir g++
+# The command-line program the tests and the demo run: the build's own. `make static` builds it a
+# second time with the Swift runtime and Foundation linked in (its own build folder, product
+# `timbre` only): it starts in about 7 ms instead of 12 (37 shared libraries mapped instead of 23
+# — measured with `timbre --version`), a fifth of a short `--normalize` render, so the
+# benchmarks that time whole commands (make bench-compare) run that one. It is not part of
+# `make test`: a third full release build would cost CI three minutes for 5 ms a start.
 BIN := .build/$(CONFIG)/timbre
-endif
+STATIC_BIN := .build-static/release/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps bench-deps build test demo presets schema check-presets jack-clean clean help benchmark bench-compare rtsan tsan embed-check docs-check
+.PHONY: all deps bench-deps build static test demo presets schema check-presets jack-clean clean help benchmark bench-compare rtsan tsan embed-check docs-check
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -40,7 +39,8 @@ help:
 	@echo "make demo   install packages, build, render the embedded demo into $(DEMO_DIR)"
 	@echo "make test   install packages, build, run every test"
 	@echo "make benchmark   run the package-benchmark suite (Benchmarks/)"
-	@echo "make bench-compare   Timbre's filter chain, resampler, stretcher, loudness normalisation and dynamics beside sox, ffmpeg, Rubber Band, LSP and x42"
+	@echo "make bench-compare   Timbre's filter chain, resampler, stretcher, loudness normalisation, dynamics and convolution beside sox, ffmpeg, Rubber Band, LSP, x42, zita-convolver, BruteFIR and pedalboard"
+	@echo "make static  the command-line program linked statically (.build-static/release/timbre)"
 	@echo "make rtsan  RealtimeSanitizer run of the render path (part of make test)"
 	@echo "make tsan   ThreadSanitizer run of the live-engine suites (part of make test)"
 	@echo "make embed-check   a dependent package built in debug and release from a fresh clone (part of make test)"
@@ -66,12 +66,14 @@ deps:
 
 bench-deps:
 	$(call install_missing,$(BENCH_PACKAGES))
+	@python3 -c "import pedalboard" 2>/dev/null || python3 -m pip install --quiet pedalboard || python3 -m pip install --quiet --break-system-packages pedalboard
 
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
-ifeq ($(CONFIG),release)
+
+## The statically linked command-line program (see STATIC_BIN above).
+static: deps
 	$(SWIFT) build -c release --product timbre --static-swift-stdlib --scratch-path .build-static
-endif
 
 ## Regenerate the presets embedded in the CLI after editing Presets/*.json.
 presets:
@@ -114,12 +116,14 @@ rtsan: deps jack-clean
 	  else echo "RealtimeSanitizer self-test under JACK did not fire (exit $$rc)"; exit 1; fi
 
 ## ThreadSanitizer run of the suites where control and audio threads meet: concurrent plan
-## swaps, edits and the render (its own build folder; release, because @_noLocks is checked
-## only in optimised builds).
+## swaps, edits and the render (its own build folder). A debug build: TSan instruments every
+## memory access at any optimisation level, and this one builds in 108 s where the release one
+## took 336 s here (the suites then run in 36 s instead of 19); @_noLocks is the release
+## build's check, made by `make build`.
 TSAN_SUITES := LiveEngineTests|GraphTests|BackgroundFileWriterTests
 tsan: deps
-	$(SWIFT) build -c release --sanitize=thread --build-tests --scratch-path .build-tsan
-	$(SWIFT) test -c release --sanitize=thread --scratch-path .build-tsan --skip-build --filter '$(TSAN_SUITES)' 2>&1 | tee .build-tsan/tsan.log; \
+	$(SWIFT) build --sanitize=thread --build-tests --scratch-path .build-tsan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip-build --filter '$(TSAN_SUITES)' 2>&1 | tee .build-tsan/tsan.log; \
 	  rc=$${PIPESTATUS[0]}; if grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log; then echo "ThreadSanitizer reported a data race"; exit 1; fi; exit $$rc
 
 ## A package of its own that depends on Timbre (Examples/Embedding), built from a fresh clone of
@@ -175,12 +179,13 @@ benchmark: deps bench-deps
 ## batches (10,000 one-second files vs one long file, timbre vs sox under GNU parallel),
 ## --normalize vs ffmpeg's two-pass loudnorm (loudness error, true-peak overshoot, time),
 ## medians of interleaved runs.
-bench-compare: build bench-deps
-	python3 scripts/bench-compare-chain.py $(BIN)
-	python3 scripts/bench-compare-rate.py $(BIN)
-	python3 scripts/bench-compare-batch.py $(BIN)
-	python3 scripts/bench-compare-loudnorm.py $(BIN)
-	python3 scripts/bench-compare-dynamics.py $(BIN)
+bench-compare: build static bench-deps
+	python3 scripts/bench-compare-chain.py $(STATIC_BIN)
+	python3 scripts/bench-compare-rate.py $(STATIC_BIN)
+	python3 scripts/bench-compare-batch.py $(STATIC_BIN)
+	python3 scripts/bench-compare-loudnorm.py $(STATIC_BIN)
+	python3 scripts/bench-compare-dynamics.py $(STATIC_BIN)
+	python3 scripts/bench-compare-convolution.py $(STATIC_BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out
