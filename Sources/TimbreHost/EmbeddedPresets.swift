@@ -1358,7 +1358,7 @@ package enum EmbeddedPresets {
     },
     "firNode": {
       "additionalProperties": false,
-      "description": "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel, inline (coefficients) or in files (file: REW's or rePhase's text export, raw samples in format, or a sound file; one file's channels or one file per channel). Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
+      "description": "A finite impulse response (room correction, a crossover, a linear-phase filter) given as its taps: one list for every channel, or one list per channel, inline (coefficients) or in files (file: REW's or rePhase's text export, raw samples in format, or a sound file; one file's channels or one file per channel), or designed from AutoEQ's GraphicEQ line (graphicEQ, or a file holding it) with taps taps in minimum or linear phase. Convolved with no added latency (a direct-form head, then FFT partitions of doubling size).",
       "properties": {
         "bypass": {
           "type": "boolean"
@@ -1437,6 +1437,22 @@ package enum EmbeddedPresets {
           "minimum": 8000,
           "type": "number",
           "description": "Hz"
+        },
+        "graphicEQ": {
+          "minLength": 1,
+          "type": "string"
+        },
+        "phase": {
+          "enum": [
+            "linear",
+            "minimum"
+          ]
+        },
+        "taps": {
+          "default": 8192,
+          "maximum": 65536,
+          "minimum": 64,
+          "type": "number"
         }
       },
       "type": "object"

@@ -115,3 +115,56 @@ import TimbreTestSupport
         #expect(Array(y[0].prefix(7)) == Self.taps && Array(y[1].prefix(7)) == Self.taps.map { -$0 })
     }
 }
+
+/// `fir` nodes designed from AutoEQ's GraphicEQ line, inline or in a file: the rendered
+/// filter's magnitude follows the line, linear phase reports its latency and delays the
+/// impulse by it exactly, and a malformed line names the point.
+@Suite struct GraphicEQNodeTests {
+    /// A GraphicEQ line as AutoEQ writes it: 127 points from 20 Hz to 19,871 Hz.
+    static let line: String = {
+        let points = (0..<127).map { k -> String in
+            let f = (20 * pow(19_871.0 / 20, Double(k) / 126)).rounded()
+            return "\(Int(f)) \(String(format: "%.1f", MagnitudeFIRDesignTargets.curve(f)))"
+        }
+        return "GraphicEQ: " + points.joined(separator: "; ")
+    }()
+
+    @Test(arguments: ["minimum", "linear"])
+    func rendersTheCurve(phase: String) throws {
+        let d = try FIRFileTests.folder(["HD 600 GraphicEQ.txt": Array((Self.line + "\r\n").utf8)])
+        let inline = try FIRFileTests.impulseResponse(#"{"type": "fir", "graphicEQ": "\#(Self.line)", "phase": "\#(phase)"}"#, in: d, frames: 16_384)[0]
+        let fromFile = try FIRFileTests.impulseResponse(#"{"type": "fir", "file": "HD 600 GraphicEQ.txt", "phase": "\#(phase)"}"#, in: d, frames: 16_384)[0]
+        #expect(inline == fromFile)
+        let curve = try GraphicEQCurve(Self.line, source: "t", path: "t")
+        var worst = 0.0
+        for f in stride(from: 25.0, to: 19_000, by: 97) {
+            var re = 0.0, im = 0.0
+            for (n, x) in inline.enumerated() where x != 0 { re += Double(x) * cos(2 * .pi * f * Double(n) / 48_000); im -= Double(x) * sin(2 * .pi * f * Double(n) / 48_000) }
+            worst = max(worst, abs(10 * log10(re * re + im * im) - curve.gainDB(at: f)))
+        }
+        print(String(format: "fir from a 127-point GraphicEQ line, %@ phase: worst %.3f dB from the line, 25 Hz–19 kHz", phase, worst))
+        #expect(worst < 0.1)
+        if phase == "linear" {
+            let preset = try PresetDecoder.decode(Data(#"{"version": 1, "name": "t", "chain": [{"type": "fir", "graphicEQ": "GraphicEQ: 20 0; 20000 0", "phase": "linear", "taps": 1000}]}"#.utf8))
+            let (y, plan) = try PresetRender.render(preset, input: [[1] + [Float](repeating: 0, count: 2_000)], block: 64)
+            let peak = y[0].indices.max { abs(y[0][$0]) < abs(y[0][$1]) }!
+            #expect(plan.latencyFrames == 500 && peak == 500, "latency \(plan.latencyFrames), impulse at \(peak)")
+        }
+    }
+
+    @Test func malformedLinesNameThePoint() throws {
+        for (line, message) in [("GraphicEQ: 20 -3; 30 x", "point 2 \"30 x\""), ("GraphicEQ: 20 -3; 20 -2", "point 2 at 20 Hz is not above"), ("GraphicEQ:", "no points")] {
+            #expect { try PresetDecoder.decode(Data(#"{"version": 1, "name": "t", "chain": [{"type": "fir", "graphicEQ": "\#(line)"}]}"#.utf8)) } throws: {
+                "\($0)".contains("chain[0].graphicEQ: graphicEQ: " + message)
+            }
+        }
+    }
+}
+
+/// The target curve the GraphicEQ tests write.
+enum MagnitudeFIRDesignTargets {
+    static func curve(_ f: Double) -> Double {
+        func bell(_ f0: Double, _ db: Double, _ octaves: Double) -> Double { db * exp(-pow(log2(f / f0) / octaves, 2)) }
+        return 5 / (1 + pow(f / 100, 2)) + bell(2_500, -4, 0.7) + bell(9_000, 3, 0.5) - 2 / (1 + pow(14_000 / f, 4))
+    }
+}

@@ -17,7 +17,7 @@ public enum ParametricEQImport {
         var preamp = 0.0
         var bands: [EQBand] = []
         var filters: [FilterDesign] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {  // "\r\n" is one Character
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let place = "\(source):\(index + 1)"
