@@ -28,6 +28,9 @@ import TimbreEngine
         let (preamp, designs) = Self.designs(preset)
         #expect(abs(preamp + 6.4) < 1e-9)
         #expect(designs.count == 10)
+        // The same file with Windows line ends (EqualizerAPO's home) reads the same.
+        let crlf = try String(contentsOf: Self.fixture, encoding: .utf8).replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try ParametricEQImport.preset(from: crlf, name: "hp", source: "fixture") == preset)
         var grid = (0..<400).map { 20 * pow(min(20000, 0.45 * rate) / 20, Double($0) / 399) }
         for d in designs { for k in 0...20 { grid.append(d.frequencyHz * (1 - 1 / d.q + 2 / d.q * Double(k) / 20)) } }
         grid = grid.filter { $0 >= 20 && $0 <= min(20000, 0.45 * rate) }
