@@ -34,7 +34,7 @@ RATE = 48_000
 SECONDS = 10 if QUICK else 20
 TAPS = [256, 4_096, 65_536] if QUICK else [256, 4_096, 65_536, 262_144, 1_048_576]
 BLOCKS = [64, 1_024] if QUICK else [32, 64, 256, 1_024]
-RUNS = 1 if QUICK else 3
+RUNS = int(os.environ.get("TIMBRE_BENCH_RUNS", "1" if QUICK else "3"))
 work = tempfile.mkdtemp(prefix="timbre-bench-conv-")
 
 
@@ -59,7 +59,7 @@ def write_wav(path, planar):
 
 rng = np.random.default_rng(37)
 frames = SECONDS * RATE
-x = (rng.standard_normal((2, frames)) * 0.1).astype(np.float32)
+x = (rng.standard_normal((2, frames)) * 0.05).astype(np.float32)
 write_wav(os.path.join(work, "in.wav"), x)
 x.T.astype("<f4").tofile(os.path.join(work, "in-interleaved.f32"))
 x.astype("<f4").tofile(os.path.join(work, "in-planar.f32"))

@@ -1,6 +1,8 @@
 import Foundation
 import TimbreControl
 import TimbreEngine
+import TimbreFile
+import TimbrePlugins
 
 /// Resolves `--preset`: a path to a JSON file, or the name of a shipped preset.
 package enum PresetLoader {
@@ -33,5 +35,16 @@ package enum PresetLoader {
     package static func load(_ argument: String) throws(HostError) -> (preset: Preset, label: String) {
         let (document, label) = try loadDocument(argument)
         do { return (try PresetDecoder.decode(document), label) } catch { throw .usage("\(label): \(error)") }
+    }
+
+    /// Compiles `preset` (given as `argument`) at `sampleRate` as a host would — plugins
+    /// loaded, the files its nodes name read from its folder — and returns its latency in
+    /// frames (a linear-phase FIR's, a limiter's lookahead, a pitch node's); errors are usage errors.
+    package static func compiledLatency(_ preset: Preset, argument: String, sampleRate: Double) throws(HostError) -> Int {
+        let directory = FileManager.default.fileExists(atPath: argument) ? URL(fileURLWithPath: argument).deletingLastPathComponent().path : nil
+        let registry = NodeStateRegistry(services: .files(in: directory, plugins: PluginHost.loader))
+        do {
+            return try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), registry: registry).latencyFrames
+        } catch { throw .usage("\(argument): \(error)") }
     }
 }

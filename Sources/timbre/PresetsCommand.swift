@@ -74,7 +74,7 @@ struct PresetsCommand: ParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check preset files; with --sample-rate also compile them at that rate.",
+            abstract: "Check preset files; with --sample-rate also compile them at that rate (files their nodes name read, latency printed).",
             discussion: """
             At a given rate a high-pass at or above 0.49 × the rate is an error; bells, \
             shelves and low-passes up there are fitted below Nyquist, and those that do \
@@ -87,11 +87,9 @@ struct PresetsCommand: ParsableCommand {
             for f in files {
                 let (preset, _) = try PresetLoader.load(f)
                 if let sampleRate {
-                    do {
-                        _ = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64),
-                                           registry: PluginHost.registry())
-                    } catch { throw HostError.usage("\(f): \(error)") }
+                    let latency = try PresetLoader.compiledLatency(preset, argument: f, sampleRate: sampleRate)
                     if let notice = preset.bandsLeftOutNotice(sampleRate: sampleRate) { print("\(f): note: \(notice)") }
+                    if latency > 0 { print("\(f): latency \(latency) frames (\(String(format: "%.2f", Double(latency) / sampleRate * 1000)) ms) at \(Int(sampleRate)) Hz") }
                 }
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")
                 for line in preset.outline { print(line) }

@@ -72,6 +72,7 @@ extension ResponseFile {
             let at = names.count > 1 ? "\(path)[\(k)]" : path
             let kind = format ?? (reader.isSoundFile(name) ? .sound : CoefficientFormat.guess(from: name))
             guard let kind else {
+                _ = try reader.bytes(name, at)  // a missing or unreadable file says so first
                 throw PresetError(path: at, "\(name): not a sound file, and its extension names no coefficient format; give \"format\" (\(CoefficientFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             var channels: [[Float]], rate: Double?
