@@ -157,6 +157,26 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Convolution's worst block: one block per timed sample, so p100 is the block in which
+    // every FFT level falls due at once (each 8,192 frames) — the cost the levels' worker
+    // threads would spread, which a live host's period must hold while they are not built.
+    for (taps, block) in [(65_536, 64), (262_144, 64), (480_000, 64), (480_000, 256)] {
+        Benchmark("fir \(taps) taps, one block a sample (p100: all levels due) | block \(block) | 2 ch",
+                  configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, scalingFactor: .one,
+                                       maxDuration: .seconds(3), maxIterations: 40_000, thresholds: zeroAllocations)) { (benchmark: Benchmark, fixture: Fixture) in
+            DenormalGuard.enable()
+            for _ in benchmark.scaledIterations {
+                benchmark.startMeasurement()
+                fixture.renderBlock()
+                benchmark.stopMeasurement()
+            }
+        } setup: {
+            let f = Fixture(chainJSON: firNode(taps: taps), channels: 2, blockFrames: block)
+            f.renderBlock()
+            return f
+        }
+    }
+
     // Silence after a loud tail must cost the same as audio (FTZ/DAZ on this thread).
     Benchmark("eq 10 bands (silence after a loud tail) | block 512 | 2 ch") { (benchmark: Benchmark, fixture: Fixture) in
         benchmark.startMeasurement()
