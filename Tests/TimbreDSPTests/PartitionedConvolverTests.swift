@@ -7,15 +7,7 @@ import TimbreTestSignals
 /// independent reference, written here), through the kernel's own `process`.
 @Suite struct PartitionedConvolverTests {
     /// y[t] = Σ_m h[m]·x[t − m], in Double.
-    static func direct(_ x: [Float], _ h: [Float]) -> [Double] {
-        var y = [Double](repeating: 0, count: x.count)
-        for t in 0..<x.count {
-            var s = 0.0
-            for m in 0..<min(h.count, t + 1) { s += Double(h[m]) * Double(x[t - m]) }
-            y[t] = s
-        }
-        return y
-    }
+    static func direct(_ x: [Float], _ h: [Float]) -> [Double] { DirectConvolution.direct(x, h) }
 
     /// A decaying noise response (a room's shape): `length` taps.
     static func response(_ length: Int, seed: UInt64) -> [Float] {

@@ -27,7 +27,7 @@ import TimbreTestSupport
     }
 
     /// Σ_routes x_in ∗ h in Double.
-    static func direct(_ x: [Float], _ h: [Float]) -> [Double] { PartitionedConvolverTestsReference.direct(x, h) }
+    static func direct(_ x: [Float], _ h: [Float]) -> [Double] { DirectConvolution.direct(x, h) }
 
     static func errorDB(_ y: [Float], _ reference: [Double]) -> Double {
         let peak = reference.map(abs).max() ?? 1
@@ -159,19 +159,5 @@ import TimbreTestSupport
         }
         let preset = try PresetDecoder.decode(Data(#"{"version": 1, "name": "t", "chain": [{"type": "convolver", "file": "three.wav"}]}"#.utf8))
         #expect { try PresetRender.render(preset, input: x, block: 16) } throws: { "\($0)".contains("needs a host that reads files") }
-    }
-}
-
-/// The Double direct convolution the convolution tests share.
-enum PartitionedConvolverTestsReference {
-    /// y[t] = Σ_m h[m]·x[t − m], in Double.
-    static func direct(_ x: [Float], _ h: [Float]) -> [Double] {
-        var y = [Double](repeating: 0, count: x.count)
-        for t in 0..<x.count {
-            var s = 0.0
-            for m in 0..<min(h.count, t + 1) { s += Double(h[m]) * Double(x[t - m]) }
-            y[t] = s
-        }
-        return y
     }
 }

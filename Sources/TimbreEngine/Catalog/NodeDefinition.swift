@@ -123,4 +123,11 @@ package struct NodeLowering {
 
     /// Keeps a shared state alive as long as the plan (and lists it in the plan's states).
     package mutating func retain(_ state: AnyObject) { retained.append((key, state)) }
+
+    /// The node's state from the registry when `reuse` accepts the one kept there, else a new
+    /// one from `make` (kept for the next plan); without a registry, one for this compile alone.
+    package func sharedState<S: AnyObject>(_ type: S.Type, reuse: (S) -> Bool, make: () throws(PresetError) -> S) throws(PresetError) -> S {
+        guard let registry else { return try make() }
+        return try registry.state(type, key: key, reuse: reuse, make: make)
+    }
 }

@@ -102,12 +102,8 @@ package enum ConvolverNode: NodeDefinition {
 
     package static func lower(_ s: ConvolverSettings, into node: inout NodeLowering) throws(PresetError) {
         let rate = node.sampleRate, path = node.path, reader = node.registry?.services.files
-        let make = { () throws(PresetError) in try ConvolverState(s, sampleRate: rate, reader: reader, path: path) }
-        let state: ConvolverState
-        if let registry = node.registry {
-            state = try registry.state(ConvolverState.self, key: node.key, reuse: { $0.matches(s, sampleRate: rate) }, make: make)
-        } else {
-            state = try make()
+        let state = try node.sharedState(ConvolverState.self, reuse: { $0.matches(s, sampleRate: rate) }) { () throws(PresetError) in
+            try ConvolverState(s, sampleRate: rate, reader: reader, path: path)
         }
         let count = state.filter.responseCount
         guard let (routes, outputs) = routes(responses: count, channels: node.channels) else {

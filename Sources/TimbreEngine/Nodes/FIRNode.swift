@@ -131,12 +131,8 @@ package enum FIRNode: NodeDefinition {
 
     package static func lower(_ s: FIRSettings, into node: inout NodeLowering) throws(PresetError) {
         let rate = node.sampleRate, path = node.path, reader = node.registry?.services.files
-        let make = { () throws(PresetError) in try FIRState(s, sampleRate: rate, reader: reader, path: path) }
-        let state: FIRState
-        if let registry = node.registry {
-            state = try registry.state(FIRState.self, key: node.key, reuse: { $0.settings == s && $0.sampleRate == rate }, make: make)
-        } else {
-            state = try make()
+        let state = try node.sharedState(FIRState.self, reuse: { $0.settings == s && $0.sampleRate == rate }) { () throws(PresetError) in
+            try FIRState(s, sampleRate: rate, reader: reader, path: path)
         }
         if state.responseCount > 1 && state.responseCount != node.channels {
             let what = s.file == nil ? "lists of coefficients" : "channels of coefficients in \(s.file!.names.joined(separator: ", "))"
