@@ -62,6 +62,31 @@ import TimbreTestSignals
         }
     }
 
+    /// Long responses, up to 1,048,576 taps (the range), with the default layout (a
+    /// 64-tap head, partitions up to 8,192): the input is 48 impulses of random sign and size
+    /// at random places over more than the response's length, so the Double reference
+    /// y[t] = Σ_k a_k·h[t − p_k] is exact and cheap, and every level's every partition is used.
+    @Test(arguments: [65_536, 262_144, 1_048_576])
+    func longResponsesMatchAnExactReference(length: Int) {
+        let h = Self.response(length, seed: 11)
+        let frames = length + length / 4
+        var rng = SeededRandom(seed: UInt64(length))
+        let impulses = (0..<48).map { _ in (at: Int(rng.next() % UInt64(frames)), amplitude: Float(Double(rng.next() >> 11) / Double(1 << 53) * 2 - 1)) }
+        var x = [Float](repeating: 0, count: frames)
+        for i in impulses { x[i.at] += i.amplitude }
+        var reference = [Double](repeating: 0, count: frames)
+        for (t, a) in x.enumerated() where a != 0 {
+            for m in 0..<min(length, frames - t) { reference[t + m] += Double(a) * Double(h[m]) }
+        }
+        let kernel = PartitionedConvolver(filter: ConvolutionFilter(responses: [h], layout: PartitionLayout(length: length)), channelCount: 1)
+        let y = Self.run(kernel, [x], block: 512)[0]
+        let peak = reference.map(abs).max() ?? 1
+        let error = zip(y, reference).map { abs(Double($0) - $1) }.max() ?? 0
+        let db = 20 * log10(max(error, 1e-30) / peak)
+        print(String(format: "convolution %7d taps (head 64, largest 8192), 48 impulses over %d frames: error %.1f dB of peak", length, frames, db))
+        #expect(db < -120)
+    }
+
     /// The same output, bit for bit, whatever the host's block size.
     @Test func outputDoesNotDependOnBlockSize() {
         let layout = PartitionLayout(length: 3_000, headTaps: 32, maximumPartition: 512)
