@@ -219,7 +219,7 @@ for _ in 0..<2_000 {
     timbre_rtsan_realtime_exit()
 }
 print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
-print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, plugin and player presets); no violations")
+print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, plugin, fir and convolver from files, and player presets); no violations")
 
 /// The MIDI-sending client's process callback, outside the main actor (top-level closures
 /// would be isolated to it and trap on JACK's thread).
