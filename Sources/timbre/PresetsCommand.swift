@@ -11,7 +11,7 @@ struct PresetsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file as a preset.",
+            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file, or REW's filter settings export, as a preset.",
             discussion: """
             The file holds lines such as `Preamp: -6.8 dB` and \
             `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100` (PK, LSC, HSC, LS, HS, LP, \

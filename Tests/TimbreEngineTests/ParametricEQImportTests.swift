@@ -51,6 +51,37 @@ import TimbreEngine
 
     /// Every type, OFF filters and comments skipped, AutoEQ's old LS/HS, more than ten bands
     /// split into eq nodes; errors name the line.
+    /// REW's filter-settings export (Equaliser: Generic): its header is skipped, `None` slots
+    /// are empty, and the filters are the same bands as the EqualizerAPO lines with them.
+    @Test func rewFilterSettingsExport() throws {
+        let rew = """
+        Filter Settings file
+        
+        Room EQ V5.20.13
+        Dated: 28-Nov-2026 10:21:33
+        
+        Notes:Left sub, 1 m
+        
+        Equaliser: Generic
+        28-Nov-2026 10:20:55
+        Filter  1: ON  PK       Fc   63.00 Hz  Gain  -5.00 dB  Q  4.000
+        Filter  2: ON  LS       Fc   40.00 Hz  Gain   3.00 dB
+        Filter  3: ON  None
+        Filter  4: ON  PK       Fc   125.0 Hz  Gain  -3.50 dB  Q  2.000
+        Filter  5: OFF PK       Fc   500.0 Hz  Gain  -3.50 dB  Q  2.000
+        Filter  6: ON  None
+
+        """
+        let apo = "Filter 1: ON PK Fc 63 Hz Gain -5 dB Q 4\nFilter 2: ON LS Fc 40 Hz Gain 3 dB\nFilter 3: ON PK Fc 125 Hz Gain -3.5 dB Q 2\n"
+        let fromREW = try ParametricEQImport.preset(from: rew, name: "sub", source: "rew.txt")
+        let fromAPO = try ParametricEQImport.preset(from: apo, name: "sub", source: "rew.txt")
+        #expect(fromREW.allNodes.map(\.kind) == fromAPO.allNodes.map(\.kind) && fromREW.allNodes.count == 1)
+        // Without REW's first line the header is an error naming its line, as before.
+        #expect { try ParametricEQImport.preset(from: String(rew.dropFirst("Filter Settings file".count)), name: "x", source: "f.txt") } throws: {
+            "\($0)".contains("f.txt:3")
+        }
+    }
+
     @Test func everyTypeAndErrors() throws {
         var text = "# headphone\nPreamp: -3 dB\nFilter 1: OFF PK Fc 100 Hz Gain 3 dB Q 1\n"
         let types = ["PK Fc 100 Hz Gain 3 dB Q 1", "LSC Fc 80 Hz Gain 4 dB Q 0.7", "HSC Fc 9000 Hz Gain -2 dB Q 0.7", "LS Fc 90 Hz Gain 1 dB",

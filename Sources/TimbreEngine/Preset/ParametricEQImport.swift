@@ -2,7 +2,8 @@ import Foundation
 import TimbreDSP
 
 /// Reads the parametric EQ text of EqualizerAPO and AutoEQ (`Preamp: -6.8 dB`,
-/// `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100`) into a Timbre preset: a gain node for the
+/// `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100`), and REW's "Filter Settings file" export
+/// (its header skipped, `None` slots ignored), into a Timbre preset: a gain node for the
 /// preamp, `eq` nodes (ten bands each) for bells and shelves, filter nodes for the rest.
 ///
 /// Types: PK (bell), LSC and HSC (shelves; LS and HS as AutoEQ once wrote them for LSC and
@@ -17,7 +18,15 @@ public enum ParametricEQImport {
         var preamp = 0.0
         var bands: [EQBand] = []
         var filters: [FilterDesign] = []
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {  // "\r\n" is one Character
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)  // "\r\n" is one Character
+        // REW's "Filter Settings file" export: a header (program, date, notes, equaliser)
+        // before the first Filter line, which is skipped; its empty slots say "None".
+        let isREW = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.trimmingCharacters(in: .whitespaces).lowercased() == "filter settings file"
+        let firstFilter = isREW ? (lines.firstIndex { line in
+            let t = line.trimmingCharacters(in: .whitespaces).lowercased()  // "Filter  1:" or "Filter:"
+            return t.hasPrefix("filter") && t.dropFirst(6).trimmingCharacters(in: .whitespaces).first.map { $0.isNumber || $0 == ":" } == true
+        } ?? lines.count) : 0
+        for (index, raw) in lines.enumerated() where index >= firstFilter {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let place = "\(source):\(index + 1)"
@@ -40,6 +49,7 @@ public enum ParametricEQImport {
             if words[on] == "OFF" { continue }
             guard on + 1 < words.count else { throw PresetError(path: place, "\"\(line)\": no filter type after ON") }
             let type = words[on + 1].uppercased()
+            if type == "NONE" { continue }  // REW: an unused slot
             func value(_ key: String) throws(PresetError) -> Double? {
                 guard let i = words.firstIndex(where: { $0.caseInsensitiveCompare(key) == .orderedSame }) else { return nil }
                 guard i + 1 < words.count, let v = Double(words[i + 1]), v.isFinite else {
