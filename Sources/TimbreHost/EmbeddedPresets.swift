@@ -479,6 +479,19 @@ package enum EmbeddedPresets {
               }
             }
           }
+        },
+        "phase": {
+          "enum": [
+            "linear",
+            "minimum"
+          ],
+          "description": "absent: one biquad a band (no latency, moves live); linear: one linear-phase FIR from the bands' analog targets (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+        },
+        "taps": {
+          "type": "number",
+          "description": "taps of the FIR (default: from the narrowest band)",
+          "maximum": 65536,
+          "minimum": 256
         }
       }
     },

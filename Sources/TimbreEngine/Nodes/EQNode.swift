@@ -7,7 +7,16 @@ import TimbreDSP
 /// The settings of an `eq` node: its bands.
 public struct EQSettings: NodeParameters {
     public var bands: [EQBand]
-    public init(bands: [EQBand]) { self.bands = bands }
+    /// nil: one biquad section a band (minimum phase, no latency, moves live in the kernel).
+    /// `.linear`: one FIR designed from the bands' analog prototype magnitudes
+    /// (TimbreDSP's `MagnitudeFIRDesign`; latency (taps − 1)/2, reported); `.minimum`: the same
+    /// magnitude as a minimum-phase FIR.
+    public var phase: MagnitudeFIRDesign.Phase?
+    /// The FIR's taps (nil: chosen from the narrowest band, 24 × the rate over its width, 2,048…65,536).
+    public var firTaps: Int?
+    public init(bands: [EQBand], phase: MagnitudeFIRDesign.Phase? = nil, firTaps: Int? = nil) {
+        self.bands = bands; self.phase = phase; self.firTaps = firTaps
+    }
 }
 
 /// One band of the parametric EQ.
@@ -43,13 +52,22 @@ package enum EQNode: NodeDefinition {
         ParameterSpec("bands[].frequency", unit: "Hz", range: ParameterRanges.frequencyHz, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].q", range: ParameterRanges.q, default: ParameterRanges.defaultEQQ, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
+        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, in: ["eqNode"]),
     ]
     package static func typeName(of _: EQSettings) -> String { "eq" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> EQSettings {
         let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
+        let phase = try o.optional("phase")?.oneOf(MagnitudeFIRDesign.Phase.self)
+        var taps: Int?
+        if let field = try o.optional("taps") {
+            let n = try field.number(in: parameterSpecs[3].range, unit: "")
+            guard n == n.rounded() else { throw PresetError(path: field.path, "\(JSONValue.number(n).brief) is not a whole number of taps") }
+            guard phase != nil else { throw PresetError(path: field.path, "taps sets the FIR of a linear- or minimum-phase eq: give \"phase\" too") }
+            taps = Int(n)
+        }
         guard let bandsField = try o.optional("bands") else {
-            return EQSettings(bands: EQBand.defaultCentersHz.map { EQBand(frequencyHz: $0, q: ParameterRanges.defaultEQQ, method: method) })
+            return EQSettings(bands: EQBand.defaultCentersHz.map { EQBand(frequencyHz: $0, q: ParameterRanges.defaultEQQ, method: method) }, phase: phase, firTaps: taps)
         }
         let list = try bandsField.array()
         guard list.count <= ParameterRanges.maxEQBands else {
@@ -72,7 +90,7 @@ package enum EQNode: NodeDefinition {
             try bo.finish()
             bands.append(EQBand(frequencyHz: f, gainDB: g, q: q, shape: shape, method: method))
         }
-        return EQSettings(bands: bands)
+        return EQSettings(bands: bands, phase: phase, firTaps: taps)
     }
 
     package static func encode(_ s: EQSettings) -> [String: JSONValue] {
@@ -82,10 +100,44 @@ package enum EQNode: NodeDefinition {
             return .object(band)
         })]
         if let method = s.bands.first?.method, method != .matched { o["design"] = .string(method.rawValue) }
+        if let phase = s.phase { o["phase"] = .string(phase.rawValue) }
+        if let taps = s.firTaps { o["taps"] = .number(Double(taps)) }
         return o
     }
 
+    /// The taps of a FIR eq: 24 × fs over the narrowest band's width (f/Q for bells, f for
+    /// shelves), as a power of two within 2,048…65,536: the Blackman window's smoothing (about
+    /// 3·fs/taps) stays far inside every band, so the magnitude keeps the analog target
+    /// (0.05 dB over 20 Hz–20 kHz in `EQLinearPhaseTests` for bands down to 31.5 Hz at Q 1.4).
+    package static func firTaps(for s: EQSettings, sampleRate: Double) -> Int {
+        if let taps = s.firTaps { return taps }
+        let widths = s.bands.filter { $0.gainDB != 0 }.map { $0.shape == .peak ? $0.frequencyHz / max($0.q, 0.1) : $0.frequencyHz }
+        let wanted = 24 * sampleRate / max(widths.min() ?? 1_000, 1)
+        var taps = 2_048
+        while taps < Int(wanted.rounded(.up)) && taps < 65_536 { taps *= 2 }
+        return taps
+    }
+
+    /// The bands' analog prototype magnitude in dB at `hz` (what the matched designs approach).
+    static func analogMagnitudeDB(_ s: EQSettings, at hz: Double) -> Double {
+        s.bands.reduce(0) { $0 + ($1.gainDB == 0 ? 0 : $1.design.analogMagnitudeDB(at: hz)) }
+    }
+
     package static func lower(_ s: EQSettings, into node: inout NodeLowering) throws(PresetError) {
+        if let phase = s.phase {
+            // One FIR from the analog target, prepared once per settings and rate (an edit
+            // designs a new one on the control thread and swaps plans).
+            let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
+            let state = try node.sharedState(EQFIRState.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
+                EQFIRState(s, sampleRate: rate, taps: taps, phase: phase)
+            }
+            node.retain(state)
+            let filter = state.filter, channels = node.channels
+            node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
+                PartitionedConvolver(filter: filter, channelCount: channels)
+            }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
+            return
+        }
         var sections: [BiquadCoefficients] = []
         // Bands at or above 0.49 × the rate are fitted to what their analog curve does below
         // Nyquist (FilterDesign.sections), so every preset runs at every rate.
@@ -101,6 +153,20 @@ package enum EQNode: NodeDefinition {
     }
 
     package static func summary(of s: EQSettings) -> String {
-        "eq " + s.bands.map { "\(SummaryFormat.number($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ")
+        let phase = s.phase.map { ", \($0.rawValue) phase FIR" + (s.firTaps.map { " of \($0) taps" } ?? "") } ?? ""
+        return "eq " + s.bands.map { "\(SummaryFormat.number($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ") + phase
+    }
+}
+
+/// A FIR `eq` node's designed taps and their spectra, shared by the plans that continue the
+/// node with the same bands at the same rate.
+final class EQFIRState {
+    let settings: EQSettings
+    let sampleRate: Double
+    let filter: ConvolutionFilter
+    init(_ s: EQSettings, sampleRate: Double, taps: Int, phase: MagnitudeFIRDesign.Phase) {
+        settings = s; self.sampleRate = sampleRate
+        let h = MagnitudeFIRDesign.design(length: taps, sampleRate: sampleRate, phase: phase) { EQNode.analogMagnitudeDB(s, at: $0) }
+        filter = ConvolutionFilter(responses: [h], layout: PartitionLayout(length: h.count))
     }
 }

@@ -17,7 +17,7 @@ public struct FIRSettings: NodeParameters {
     /// How a curve is designed: minimum phase (no latency, no pre-ringing) or linear phase
     /// (latency (taps − 1)/2, reported).
     public var phase: MagnitudeFIRDesign.Phase = .minimum
-    /// Taps a designed curve gets (nil: ``FIRNode/defaultDesignTaps``).
+    /// Taps a designed curve gets (nil: 8,192).
     public var designTaps: Int?
     /// A gain in dB applied to every tap.
     public var gainDB: Double

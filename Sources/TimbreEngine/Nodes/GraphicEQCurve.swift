@@ -2,7 +2,7 @@ import Foundation
 
 /// AutoEQ's and EqualizerAPO's GraphicEQ line (`GraphicEQ: 20 -3.1; 21 -3.0; …; 19871 -8.2`):
 /// gains in dB at frequencies in Hz, which a `fir` node turns into a filter
-/// (``MagnitudeFIRDesign``). Between the points the gain is interpolated linearly in dB over
+/// (TimbreDSP's `MagnitudeFIRDesign`). Between the points the gain is interpolated linearly in dB over
 /// log frequency, as EqualizerAPO does; below the first and above the last it holds the end
 /// values.
 public struct GraphicEQCurve: Sendable, Equatable {
