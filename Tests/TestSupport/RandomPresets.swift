@@ -55,6 +55,9 @@ public struct RandomPresets {
                 continue
             }
             guard rng.chance(0.55) else { continue }
+            // A named fixture file has the format its name says; an eq's taps come with a phase.
+            if key == "format" && object["file"] != nil { continue }
+            if key == "taps" && type == "eq" && object["phase"] == nil { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
             if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
             object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
