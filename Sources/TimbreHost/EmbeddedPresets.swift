@@ -488,7 +488,7 @@ package enum EmbeddedPresets {
           "description": "absent: one biquad a band (no latency, moves live); linear: one linear-phase FIR from the bands' analog targets (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
         },
         "taps": {
-          "type": "number",
+          "type": "integer",
           "description": "taps of the FIR (default: from the narrowest band)",
           "maximum": 65536,
           "minimum": 256
@@ -1465,7 +1465,7 @@ package enum EmbeddedPresets {
           "default": 8192,
           "maximum": 65536,
           "minimum": 64,
-          "type": "number"
+          "type": "integer"
         }
       },
       "type": "object"

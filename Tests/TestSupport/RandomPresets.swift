@@ -55,8 +55,16 @@ public struct RandomPresets {
                 continue
             }
             guard rng.chance(0.55) else { continue }
-            // A named fixture file has the format its name says; an eq's taps come with a phase.
+            // A fir has one source: inline taps, a file, or a GraphicEQ line (always one).
+            if key == "graphicEQ" {
+                guard object["coefficients"] == nil, object["file"] == nil else { continue }
+                object[key] = Self.graphicEQ(using: &rng)
+                continue
+            }
+            // A named fixture file has the format its name says, and a sound file its own rate;
+            // an eq's taps come with a phase.
             if key == "format" && object["file"] != nil { continue }
+            if key == "sampleRate" && (object["file"] as? String)?.hasSuffix(".wav") == true { continue }
             if key == "taps" && type == "eq" && object["phase"] == nil { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
             if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
@@ -120,6 +128,17 @@ public struct RandomPresets {
         return rng.chance(0.25) ? [one(&rng), one(&rng)] : one(&rng)
     }
 
+    /// A GraphicEQ line as AutoEQ writes it: 10…127 points from 20 Hz to about 20 kHz, gains
+    /// within ±12 dB.
+    static func graphicEQ(using rng: inout SeededRandom) -> String {
+        let count = 10 + Int(rng.next() % 118)
+        let points = (0..<count).map { k -> String in
+            let hz = (20 * pow(1000.0, Double(k) / Double(count - 1))).rounded()
+            return "\(Int(hz)) \(String(format: "%.1f", rng.unit() * 24 - 12))"
+        }
+        return "GraphicEQ: " + points.joined(separator: "; ")
+    }
+
     /// The most a chain's FIR and convolver nodes can raise a peak: the product of their Σ|h|
     /// (1 without). `fileGains`: the Σ|h| a node naming that file can reach (its worst
     /// normalisation included).
@@ -127,6 +146,8 @@ public struct RandomPresets {
         nodes.filter { $0["type"] as? String == "fir" || $0["type"] as? String == "convolver" }.reduce(1) { gain, node in
             let scale = pow(10, ((node["gain"] as? Double) ?? 0) / 20)
             if let file = node["file"] as? String { return gain * scale * (fileGains[file] ?? 1) }
+            // A designed curve: at most +12 dB anywhere, so Σ|h| stays within a few times that.
+            if node["graphicEQ"] != nil { return gain * scale * 40 }
             let lists = (node["coefficients"] as? [[Double]]) ?? [(node["coefficients"] as? [Double]) ?? []]
             return gain * scale * (lists.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1)
         }

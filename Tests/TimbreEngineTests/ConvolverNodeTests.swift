@@ -154,6 +154,9 @@ import TimbreTestSupport
         #expect { try Self.render(#"{"type": "convolver", "file": "three.wav"}"#, in: d, input: x) } throws: {
             "\($0)".contains("chain[0].file: 3 channels of impulse response for 2 chain channels")
         }
+        #expect { try Self.render(#"{"type": "convolver", "file": "three.wav", "sampleRate": 44100}"#, in: d, input: x) } throws: {
+            "\($0)".contains("chain[0].file: three.wav is a sound file, which states its own rate")
+        }
         #expect { try Self.render(#"{"type": "convolver", "file": "missing.wav"}"#, in: d, input: x) } throws: {
             "\($0)".contains("chain[0].file") && "\($0)".contains("missing.wav")
         }

@@ -27,7 +27,8 @@ package struct NodeSchemaEntry: Sendable {
             "id": ["type": "string"], "bypass": ["type": "boolean"],
         ]
         for spec in specs where spec.schemaDefinitions.contains(name) && !spec.key.contains(".") {
-            properties[spec.key] = spec.unit.isEmpty ? ["type": "number"] : ["type": "number", "description": spec.unit]
+            let type = spec.wholeNumber ? "integer" : "number"
+            properties[spec.key] = spec.unit.isEmpty ? ["type": type] : ["type": type, "description": spec.unit]
         }
         for (key, fragment) in otherKeys {
             properties[key] = try JSONSerialization.jsonObject(with: Data(fragment.jsonText.utf8), options: [.fragmentsAllowed])

@@ -29,11 +29,13 @@ package struct ParameterSpec: Sendable, Equatable {
     package let controlRange: ClosedRange<Double>?
     /// The schema definitions (`$defs`) holding this key.
     package let schemaDefinitions: [String]
+    /// Whole numbers only (a FIR's taps): an `integer` in the schema.
+    package let wholeNumber: Bool
 
     package init(_ key: String, unit: String = "", range: ClosedRange<Double>, default defaultValue: Double? = nil, scale: Scale = .linear,
-                 movesLive: Bool = false, controlRange: ClosedRange<Double>? = nil, in schemaDefinitions: [String]) {
+                 movesLive: Bool = false, controlRange: ClosedRange<Double>? = nil, wholeNumber: Bool = false, in schemaDefinitions: [String]) {
         self.key = key; self.unit = unit; self.range = range; self.defaultValue = defaultValue; self.scale = scale
-        self.movesLive = movesLive; self.controlRange = controlRange; self.schemaDefinitions = schemaDefinitions
+        self.movesLive = movesLive; self.controlRange = controlRange; self.wholeNumber = wholeNumber; self.schemaDefinitions = schemaDefinitions
     }
 
     /// The range a learned controller sweeps when none is given.

@@ -52,7 +52,7 @@ package enum EQNode: NodeDefinition {
         ParameterSpec("bands[].frequency", unit: "Hz", range: ParameterRanges.frequencyHz, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].q", range: ParameterRanges.q, default: ParameterRanges.defaultEQQ, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
-        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, in: ["eqNode"]),
+        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, wholeNumber: true, in: ["eqNode"]),
     ]
     package static func typeName(of _: EQSettings) -> String { "eq" }
 

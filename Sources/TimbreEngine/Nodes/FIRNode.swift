@@ -48,7 +48,7 @@ package enum FIRNode: NodeDefinition {
     package static let parameterSpecs = [
         ParameterSpec("gain", unit: "dB", range: -60...24, default: 0, scale: .decibel, in: ["firNode"]),
         ResponseFile.sampleRateSpec(in: "firNode"),
-        ParameterSpec("taps", range: 64...65_536, default: Double(defaultDesignTaps), scale: .logarithmic, in: ["firNode"]),
+        ParameterSpec("taps", range: 64...65_536, default: Double(defaultDesignTaps), scale: .logarithmic, wholeNumber: true, in: ["firNode"]),
     ]
 
     package static var schemaEntry: NodeSchemaEntry? {

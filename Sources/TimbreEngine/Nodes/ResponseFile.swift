@@ -77,6 +77,9 @@ extension ResponseFile {
             }
             var channels: [[Float]], rate: Double?
             if kind == .sound {
+                if self.sampleRate != nil {
+                    throw PresetError(path: at, "\(name) is a sound file, which states its own rate: sampleRate is for text or raw coefficients")
+                }
                 let read = try reader.sound(name, at)
                 channels = read.channels; rate = read.sampleRate
                 if let c = channels.firstIndex(where: { $0.contains { !$0.isFinite } }) {
