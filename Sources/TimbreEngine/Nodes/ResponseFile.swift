@@ -111,7 +111,11 @@ extension ResponseFile {
               var converted = Resampler.convert(padded, ratio: RationalRatio(inputRate: a, outputRate: b), quality: .high) else {
             throw PresetError(path: path, "\(file): cannot resample from \(JSONValue.number(from).brief) Hz to \(JSONValue.number(to).brief) Hz")
         }
-        let last = converted.map { $0.lastIndex { $0 != 0 } ?? 0 }.max() ?? 0
+        // Trailing samples below −180 dB of the peak go: a fixed relative floor, not "not zero",
+        // so a process that flushes denormals to zero (a live host sets FTZ/DAZ) keeps exactly
+        // the taps another keeps (a different length would mean another partition layout).
+        let peak = converted.map { $0.reduce(0) { max($0, abs($1)) } }.max() ?? 0
+        let last = converted.map { $0.lastIndex { abs($0) > peak * 1e-9 } ?? 0 }.max() ?? 0
         converted = converted.map { Array($0.prefix(last + 1)) }
         let scale = Float(from / to)
         return converted.map { $0.map { $0 * scale } }
