@@ -87,6 +87,26 @@ import TimbreTestSignals
         #expect(db < -120)
     }
 
+    /// Silence before the sound does not move the grid: the output of any lead-in of silence
+    /// then x is that lead-in then the output of x alone, bit for bit — and so for silence
+    /// long enough to clear the state between two sounds (a live stream's cycles before the
+    /// signal, a file's lead-in: live and offline agree exactly).
+    @Test func leadingSilenceDoesNotMoveTheGrid() {
+        let layout = PartitionLayout(length: 3_000, headTaps: 32, maximumPartition: 512)
+        let filter = ConvolutionFilter(responses: [Self.response(3_000, seed: 3)], layout: layout)
+        let x = [Signals.noise(9_000, amplitude: 0.5, seed: 4), Signals.noise(9_000, amplitude: 0.5, seed: 5)]
+        let alone = Self.run(PartitionedConvolver(filter: filter, channelCount: 2), x, block: 100)
+        for lead in [1, 777, 20_000] {
+            let silence = [Float](repeating: 0, count: lead)
+            let y = Self.run(PartitionedConvolver(filter: filter, channelCount: 2), x.map { silence + $0 }, block: 256)
+            #expect(y.allSatisfy { Array($0[0..<lead]).allSatisfy { $0 == 0 } } && y.map { Array($0[lead...]) } == alone, "lead-in \(lead)")
+        }
+        // Sound, silence longer than the state holds, the same sound: the same output twice.
+        let gap = [Float](repeating: 0, count: 3_000 + 2 * 512 + 32 + 5)
+        let twice = Self.run(PartitionedConvolver(filter: filter, channelCount: 2), x.map { $0 + gap + $0 }, block: 333)
+        #expect(twice.map { Array($0[(9_000 + gap.count)...]) } == twice.map { Array($0[0..<9_000]) })
+    }
+
     /// The same output, bit for bit, whatever the host's block size.
     @Test func outputDoesNotDependOnBlockSize() {
         let layout = PartitionLayout(length: 3_000, headTaps: 32, maximumPartition: 512)

@@ -16,7 +16,8 @@ import CTimbreSupport
 /// response for all, or one each). No latency is added: a level of partition N starting at tap
 /// s ≥ N computes, at sample b, outputs b + s − N … b + s − 1. The output is bit-identical
 /// for every way of cutting the stream into blocks (all work at absolute positions, every sum
-/// in a fixed order). Float throughout; against a Double direct convolution the error is
+/// in a fixed order), and for every length of silence before the sound: while the whole state
+/// is silent the position holds, and the first sound starts the grid at 0 again. Float throughout; against a Double direct convolution the error is
 /// under −120 dB of the output (the tests' tolerance).
 ///
 /// Cost: the head's B multiply-adds per sample, and per level an FFT and an inverse of 2N
@@ -55,6 +56,11 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     let sum: UnsafeMutablePointer<Float>
     /// [0] the absolute position of the next input sample.
     let position: UnsafeMutablePointer<Int>
+    /// [0] frames of silence (every channel exactly 0) in a row, up to ``quietFrames``.
+    let quiet: UnsafeMutablePointer<Int>
+    /// Silent frames after which every part of the state is exactly zero: the response's
+    /// length, two of the largest partitions (a window and its FFT size) and the head.
+    let quietFrames: Int
     let delayLineFloats: Int
 
     /// A convolver running `filter` on `channelCount` channels.
@@ -101,6 +107,9 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         }
         position = .allocate(capacity: 1)
         position.initialize(to: 0)
+        quietFrames = layout.length + 2 * max(largest, headTaps) + headTaps
+        quiet = .allocate(capacity: 1)
+        quiet.initialize(to: quietFrames)
     }
 
     deinit {
@@ -111,7 +120,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         for c in 0..<channelCount { fftwf_free(input[c]); fftwf_free(output[c]); fftwf_free(delayLines[c]) }
         input.deallocate(); output.deallocate(); delayLines.deallocate()
         fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
-        forwardPlans.deallocate(); inversePlans.deallocate(); levelOffsets.deallocate(); position.deallocate(); levels.deallocate()
+        forwardPlans.deallocate(); inversePlans.deallocate(); levelOffsets.deallocate(); position.deallocate(); quiet.deallocate(); levels.deallocate()
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int { var p = 1; while p < n { p *= 2 }; return p }
@@ -124,6 +133,22 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         let b = headTaps, inMask = inputCapacity - 1, outMask = outputCapacity - 1, capacity = inputCapacity
         var done = 0
         while done < frameCount {
+            if quiet.pointee >= quietFrames {
+                // Nothing but silence in the state: silent input passes as silence, and the
+                // first sound starts the grid again at position 0, as in a fresh kernel — so
+                // a stream's leading silence (a live host's cycles before the signal, a file's
+                // lead-in) does not move the levels' grid on the signal.
+                var first = frameCount
+                for c in 0..<channelCount {
+                    let x = channels[c]
+                    var i = done
+                    while i < first { if x[i] != 0 { first = i; break }; i += 1 }
+                }
+                done = first
+                if done == frameCount { break }
+                position.pointee = 0
+                quiet.pointee = 0
+            }
             let t = position.pointee
             // Up to the next multiple of the head's size: where levels may be due.
             let n = min(frameCount - done, b - t % b)
@@ -142,6 +167,15 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                     x[i] += out[at]; out[at] = 0
                 }
             }
+            // The run of silent frames, from the inputs just written to the ring.
+            var run = quiet.pointee
+            for i in 0..<n {
+                let at = (t + i) & inMask
+                var silent = true
+                for c in 0..<channelCount where input[c][at] != 0 { silent = false; break }
+                run = silent ? min(run + 1, quietFrames) : 0
+            }
+            quiet.pointee = run
             position.pointee = t + n
             done += n
             let boundary = t + n
@@ -193,6 +227,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             delayLines[c].update(repeating: 0, count: max(1, delayLineFloats))
         }
         position.pointee = 0
+        quiet.pointee = quietFrames
     }
 
     /// Takes over `previous`'s input, delay lines, pending outputs and position (the same
@@ -213,6 +248,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             for i in 0..<delayLineFloats { d[i] = e[i] }
         }
         position.pointee = previous.position.pointee
+        quiet.pointee = previous.quiet.pointee
     }
 
     /// Clears everything if NaN or infinity reached the input, the pending outputs or the
