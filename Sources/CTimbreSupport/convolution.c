@@ -84,10 +84,3 @@ static void choose_convolution_kernels(void) {
 void timbre_fir_block(const float *taps, const float *window, size_t count, float *y, size_t n) { fir_block_impl(taps, window, count, y, n); }
 
 void timbre_complex_mac(float *sum, const float *x, const float *g, size_t bins) { complex_mac_impl(sum, x, g, bins); }
-
-int timbre_convolution_kernel(void) {
-#if defined(__x86_64__)
-    if (complex_mac_impl == complex_mac_avx2) return 1;
-#endif
-    return 0;
-}

@@ -88,7 +88,7 @@ import TimbreTestSupport
         let d = try Self.folder([
             "word.txt": Array("0.5\n0.25\nabc\n".utf8), "nan.txt": Array("# c\n0.5\nnan\n".utf8), "ragged.txt": Array("1, 2\n3\n".utf8),
             "big.txt": Array("0.5\n2e5\n".utf8), "odd.f32": [0, 0, 128, 63, 0, 0], "empty.txt": Array("# nothing\n".utf8),
-            "inf.f32": [0, 0, 128, 127], "blob.xyz": [1, 2, 3],
+            "inf.f32": [0, 0, 128, 127], "blob.xyz": [1, 2, 3], "ok.txt": Array("0.5\n0.25\n".utf8),
         ])
         let cases: [(String, String)] = [
             (#""file": "word.txt""#, #"chain[0].file: word.txt line 3: "abc" is not a coefficient"#),
@@ -102,6 +102,9 @@ import TimbreTestSupport
             (#""file": ["word.txt", "nothere.txt"], "format": "text""#, "chain[0].file[0]: word.txt line 3"),
             (#""file": "nothere.txt""#, "chain[0].file: "),
             (#""coefficients": [1], "file": "word.txt""#, "chain[0].coefficients: give coefficients or file, not both"),
+            // phase and taps shape a designed curve only: beside given taps they are refused, not ignored.
+            (#""coefficients": [1], "phase": "linear""#, "chain[0].phase: phase and taps shape a filter designed from a GraphicEQ curve"),
+            (#""file": "ok.txt", "taps": 1024"#, "chain[0].taps: phase and taps shape a filter designed from a GraphicEQ curve"),
         ]
         for (keys, message) in cases {
             #expect { try Self.impulseResponse(#"{"type": "fir", \#(keys)}"#, in: d) } throws: { "\($0)".contains(message) }

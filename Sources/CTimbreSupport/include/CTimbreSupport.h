@@ -109,7 +109,4 @@ void timbre_fir_block(const float *taps, const float *window, size_t count, floa
 /// sum[k] += x[k]·g[k] over `bins` interleaved complex values (PartitionedConvolver's levels).
 void timbre_complex_mac(float *sum, const float *x, const float *g, size_t bins);
 
-/// The convolution loops in use: 0 portable, 1 AVX2+FMA (chosen at load; TIMBRE_NO_AVX2 forces portable).
-int timbre_convolution_kernel(void);
-
 #endif

@@ -17,8 +17,9 @@ import CTimbreSupport
 /// s ≥ N computes, at sample b, outputs b + s − N … b + s − 1. The output is bit-identical
 /// for every way of cutting the stream into blocks (all work at absolute positions, every sum
 /// in a fixed order), and for every length of silence before the sound: while the whole state
-/// is silent the position holds, and the first sound starts the grid at 0 again. Float throughout; against a Double direct convolution the error is
-/// under −120 dB of the output (the tests' tolerance).
+/// is silent the position holds, and the first sound starts the grid at 0 again. Float
+/// throughout; against a Double direct convolution the error is under −120 dB of the output
+/// (the tests' tolerance).
 ///
 /// Cost: the head's B multiply-adds per sample, and per level an FFT and an inverse of 2N
 /// points and `count` complex multiply-adds of N + 1 bins every N samples. The work of a level

@@ -39,8 +39,10 @@ public enum MagnitudeFIRDesign {
         // The target on the grid, as a real even spectrum.
         var target = [Double](repeating: 0, count: half + 1)
         for k in 0...half { target[k] = magnitudeDB(Double(k) * sampleRate / Double(m)) }
-        let work = UnsafeMutablePointer<Double>.allocate(capacity: 2 * m), out = UnsafeMutablePointer<Double>.allocate(capacity: 2 * m)
-        defer { work.deallocate(); out.deallocate() }
+        // FFTW's own (SIMD-aligned) buffers: a plan made on memory of another alignment may
+        // take other codelets, and so round differently from one process to the next.
+        let work = fftw_alloc_real(2 * m)!, out = fftw_alloc_real(2 * m)!
+        defer { fftw_free(work); fftw_free(out) }
         let inverse = FFTWPlanner.complexDouble(size: m, from: work, to: out, forward: false)
         let forward = FFTWPlanner.complexDouble(size: m, from: work, to: out, forward: true)
         defer { FFTWPlanner.destroyDouble(inverse); FFTWPlanner.destroyDouble(forward) }

@@ -138,8 +138,6 @@ final class ConvolverState {
     let settings: ConvolverSettings
     let sampleRate: Double
     let filter: ConvolutionFilter
-    /// Taps after trim and predelay (the longest response).
-    let length: Int
 
     init(_ s: ConvolverSettings, sampleRate: Double, reader: NodeFileReader?, path: String) throws(PresetError) {
         settings = s; self.sampleRate = sampleRate
@@ -148,7 +146,6 @@ final class ConvolverState {
         guard let longest = responses.map(\.count).max(), longest <= ConvolverNode.maximumTaps else {
             throw PresetError(path: path + ".predelay", "the response with its predelay is longer than \(ConvolverNode.maximumTaps) taps")
         }
-        length = longest
         filter = ConvolutionFilter(responses: responses, layout: PartitionLayout(length: longest))
     }
 

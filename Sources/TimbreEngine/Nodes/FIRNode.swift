@@ -66,9 +66,11 @@ package enum FIRNode: NodeDefinition {
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FIRSettings {
         let gain = try o.optional("gain")?.number(in: parameterSpecs[0].range, unit: "dB") ?? 0
-        let phase = try o.optional("phase")?.oneOf(MagnitudeFIRDesign.Phase.self) ?? .minimum
+        let phaseField = try o.optional("phase")
+        let phase = try phaseField?.oneOf(MagnitudeFIRDesign.Phase.self) ?? .minimum
         var designTaps: Int?
-        if let field = try o.optional("taps") {
+        let tapsField = try o.optional("taps")
+        if let field = tapsField {
             let n = try field.number(in: parameterSpecs[2].range, unit: "")
             guard n == n.rounded() else { throw PresetError(path: field.path, "\(JSONValue.number(n).brief) is not a whole number of taps") }
             designTaps = Int(n)
@@ -85,7 +87,8 @@ package enum FIRNode: NodeDefinition {
             s.phase = phase; s.designTaps = designTaps
             return s
         }
-        guard let field = try o.optional("coefficients") else { throw PresetError(path: path, "a fir node needs coefficients (inline taps) or file") }
+        guard let field = try o.optional("coefficients") else { throw PresetError(path: path, "a fir node needs coefficients (inline taps), file or graphicEQ") }
+        if let designed = phaseField ?? tapsField { throw PresetError(path: designed.path, FIRState.designOnly) }
         let list = try field.array()
         guard !list.isEmpty else { throw PresetError(path: field.path, "expected at least one coefficient") }
         var responses: [[Float]] = []
@@ -168,6 +171,8 @@ final class FIRState {
     let filter: ConvolutionFilter
     /// Frames a linear-phase design delays by (0 otherwise).
     let latency: Int
+    /// Why `phase` and `taps` are refused beside taps given as they are.
+    static let designOnly = "phase and taps shape a filter designed from a GraphicEQ curve; given taps are used as they are"
     var responseCount: Int { filter.responseCount }
     init(_ s: FIRSettings, sampleRate: Double, reader: NodeFileReader?, path: String) throws(PresetError) {
         settings = s; self.sampleRate = sampleRate
@@ -180,6 +185,9 @@ final class FIRState {
             if GraphicEQCurve.looksLikeOne(bytes) {
                 curve = try GraphicEQCurve(String(decoding: bytes, as: UTF8.self), source: file.names[0], path: path + ".file")
             }
+        }
+        if curve == nil && (s.phase != .minimum || s.designTaps != nil) {
+            throw PresetError(path: path + (s.designTaps != nil ? ".taps" : ".phase"), Self.designOnly)
         }
         var latency = 0
         if let curve {

@@ -105,7 +105,7 @@ extension ResponseFile {
     static func resample(_ channels: [[Float]], from: Double, to: Double, file: String, path: String) throws(PresetError) -> [[Float]] {
         let a = Int(from.rounded()), b = Int(to.rounded())
         // Zeros after the last tap keep the converter's ringing past it (the tail of the
-        // band-limited response); the zeros it gives back at the end are dropped again.
+        // band-limited response); what it gives back below −180 dB at the end is dropped again.
         let padded = channels.map { $0 + [Float](repeating: 0, count: 256) }
         guard abs(Double(a) - from) < 0.01, abs(Double(b) - to) < 0.01,
               var converted = Resampler.convert(padded, ratio: RationalRatio(inputRate: a, outputRate: b), quality: .high) else {
