@@ -10,10 +10,12 @@ unsigned int timbre_enable_ftz_daz(void) {
 }
 void timbre_restore_mxcsr(unsigned int mxcsr) { _mm_setcsr(mxcsr); }
 int timbre_ftz_daz_enabled(void) { return (_mm_getcsr() & TIMBRE_FTZ_DAZ) == TIMBRE_FTZ_DAZ; }
+void timbre_set_ftz_daz(int on) { unsigned int c = _mm_getcsr(); _mm_setcsr(on ? (c | TIMBRE_FTZ_DAZ) : (c & ~TIMBRE_FTZ_DAZ)); }
 #else
 unsigned int timbre_enable_ftz_daz(void) { return 0; }
 void timbre_restore_mxcsr(unsigned int mxcsr) { (void)mxcsr; }
 int timbre_ftz_daz_enabled(void) { return 0; }
+void timbre_set_ftz_daz(int on) { (void)on; }
 #endif
 
 int timbre_avx512_disabled(void) {

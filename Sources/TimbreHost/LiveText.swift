@@ -15,6 +15,18 @@ package enum LiveText {
         return .object(o)
     }
 
+    /// `status`'s `convolution`: FFT level runs the convolution nodes' worker threads computed
+    /// and runs late for their deadline (left out of the output, never waited for), in total
+    /// and by node key.
+    package static func convolutionStatus(_ counters: [String: ConvolutionCounters]) -> JSONValue {
+        let nodes = counters.mapValues { JSONValue.object(["workerRuns": .number(Double($0.workerRuns)), "late": .number(Double($0.late))]) }
+        return .object([
+            "workerRuns": .number(Double(counters.values.reduce(0) { $0 + $1.workerRuns })),
+            "late": .number(Double(counters.values.reduce(0) { $0 + $1.late })),
+            "nodes": .object(nodes),
+        ])
+    }
+
     /// The control loop's longest sleep: 20 ms with a MIDI input (its edits are coalesced per
     /// 20 ms anyway), else 50 ms (players' rings hold seconds; events are printed, not acted on).
     package static func loopPace(midi: Bool) -> Double { midi ? 0.02 : 0.05 }

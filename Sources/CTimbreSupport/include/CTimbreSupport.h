@@ -11,6 +11,9 @@ void timbre_restore_mxcsr(unsigned int mxcsr);
 /// 1 when FTZ and DAZ are both set on the calling thread.
 int timbre_ftz_daz_enabled(void);
 
+/// Sets (on ≠ 0) or clears FTZ and DAZ on the calling thread, leaving the rest of MXCSR.
+void timbre_set_ftz_daz(int on);
+
 #include <stddef.h>
 
 /// Σ c[i]·x[i] for i < n (n a multiple of 8), in Double: AVX2+FMA when the CPU has it.

@@ -1,5 +1,9 @@
+import Atomics
 import CFFTW
 import CTimbreSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Zero-latency convolution of every channel with an impulse response of any length, on the
 /// layout of ``PartitionLayout``: a direct-form head per sample, then levels of FFT partitions
@@ -22,36 +26,31 @@ import CTimbreSupport
 /// (the tests' tolerance).
 ///
 /// Cost: the head's B multiply-adds per sample, and per level an FFT and an inverse of 2N
-/// points and `count` complex multiply-adds of N + 1 bins every N samples. The work of a level
-/// falls in the block holding its boundary (every level at once at multiples of the largest
-/// partition): a live host with small blocks sees that block cost more than the others.
+/// points and `count` complex multiply-adds of N + 1 bins every N samples. Levels of
+/// ``ConvolutionThreading/deferredPartition`` taps and more are jobs whose first output is due
+/// N − B samples after their boundary: with ``ConvolutionThreading/live`` a worker thread
+/// computes them meanwhile, so the render thread's worst block holds only the head and the
+/// small levels; a job not ready when due is counted late (``ConvolutionCounters``) and left
+/// out, never waited for. On the calling thread the same jobs run at their boundary, and
+/// every mode adds their outputs at the same positions in the same order: the same bits.
 public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// The filter, kept alive by the kernel (the render reads its memory through the
     /// pointers below, never through this reference).
     public let filter: ConvolutionFilter
     public let channelCount: Int
+    /// The workers' counts (late jobs, runs), kept alive by the kernel.
+    public let counters: ConvolutionCounters
     let layout: PartitionLayout
     let headTaps: Int
-    /// The layout's levels and the filter's memory, as raw pointers for the render.
-    let levels: UnsafeMutablePointer<PartitionLayout.Level>
-    let levelCount: Int
+    /// The levels' memory and their jobs (shared with the worker).
+    let shared: ConvolutionLevels
     let heads: UnsafeMutablePointer<Float>
-    let spectra: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let responseCount: Int
     /// Per channel: the input ring, `2 × inputCapacity` floats (each sample written twice, at
     /// i and i + inputCapacity, so any window up to inputCapacity is contiguous).
-    let input: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let inputCapacity: Int
-    /// Per channel: `outputCapacity` floats of level outputs not yet due, by absolute position.
-    let output: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let outputCapacity: Int
-    /// Per channel, per level: `count` input spectra (interleaved complex, size + 1 bins).
-    let delayLines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    /// Per level: the spectra's offset in a channel's delay-line block, and their plans.
-    let levelOffsets: UnsafeMutablePointer<Int>
-    let forwardPlans: UnsafeMutablePointer<fftwf_plan?>
-    let inversePlans: UnsafeMutablePointer<fftwf_plan?>
-    /// FFT work: 2 × largest time samples, then the transform and the sum (largest + 1 complex each).
+    var input: UnsafeMutablePointer<UnsafeMutablePointer<Float>> { shared.input }
+    var output: UnsafeMutablePointer<UnsafeMutablePointer<Float>> { shared.output }
+    let delayLineFloats: Int
+    /// The render thread's FFT scratch: 2 × largest time samples, the transform and the sum.
     let time: UnsafeMutablePointer<Float>
     let spectrum: UnsafeMutablePointer<Float>
     let sum: UnsafeMutablePointer<Float>
@@ -62,76 +61,132 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// Silent frames after which every part of the state is exactly zero: the response's
     /// length, two of the largest partitions (a window and its FFT size) and the head.
     let quietFrames: Int
-    let delayLineFloats: Int
+    /// Per level: where its posted job's outputs start (−1 with none); render thread only.
+    let due: UnsafeMutablePointer<Int>
+    /// Per level: its jobs go to the worker (else computed on the render thread).
+    let onWorker: UnsafeMutablePointer<Bool>
+    /// Per level: its delay lines must be cleared before its next job (a job was abandoned
+    /// while clearing non-finite state).
+    let stale: UnsafeMutablePointer<Bool>
+    let worker: ConvolutionWorker?
+    let wake: UnsafeMutablePointer<sem_t>?
+    let waitsForLateWork: Bool
+    let late: UnsafeAtomic<Int>
 
-    /// A convolver running `filter` on `channelCount` channels.
-    public init(filter: ConvolutionFilter, channelCount: Int) {
-        precondition(channelCount >= 1)
-        self.filter = filter; self.channelCount = channelCount
+    /// A convolver running `filter` on `channelCount` channels, its large levels computed as
+    /// `threading` says for blocks of up to `maximumBlockFrames`; `counters` (a new one by
+    /// default) counts the workers' runs and late jobs.
+    public init(filter: ConvolutionFilter, channelCount: Int, threading: ConvolutionThreading = .callingThread,
+                maximumBlockFrames: Int = 4_096, counters: ConvolutionCounters = ConvolutionCounters()) {
+        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        self.filter = filter; self.channelCount = channelCount; self.counters = counters
         layout = filter.layout; headTaps = layout.headTaps
-        levelCount = layout.levels.count
-        levels = .allocate(capacity: max(1, levelCount))
+        let levelCount = layout.levels.count, count = max(1, levelCount)
+        let levels = UnsafeMutablePointer<PartitionLayout.Level>.allocate(capacity: count)
         levels.initialize(from: layout.levels, count: levelCount)
-        heads = filter.head; spectra = filter.spectra; responseCount = filter.responseCount
+        heads = filter.head
         let largest = layout.largestPartition
-        inputCapacity = Self.powerOfTwo(atLeast: max(2 * largest, 2 * headTaps, 2))
-        outputCapacity = Self.powerOfTwo(atLeast: layout.reach + 1)
-        levelOffsets = .allocate(capacity: max(1, layout.levels.count))
+        let inputCapacity = Self.powerOfTwo(atLeast: max(2 * largest, 2 * headTaps, 2))
+        let outputCapacity = Self.powerOfTwo(atLeast: layout.reach + 1)
+        let levelOffsets = UnsafeMutablePointer<Int>.allocate(capacity: count)
         var floats = 0
         for (j, level) in layout.levels.enumerated() { levelOffsets[j] = floats; floats += level.count * 2 * (level.size + 1) }
         delayLineFloats = floats
-        func block(_ count: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
-            let list = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
-            for c in 0..<channelCount {
+        func block(_ count: Int, _ lists: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+            let list = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, lists))
+            for c in 0..<lists {
                 let p = fftwf_alloc_real(max(1, count))!
                 p.initialize(repeating: 0, count: max(1, count))
                 (list + c).initialize(to: p)
             }
             return list
         }
-        input = block(2 * inputCapacity)
-        output = block(outputCapacity)
-        delayLines = block(floats)
+        let deferredFrom = layout.levels.firstIndex { $0.size >= ConvolutionThreading.deferredPartition } ?? levelCount
+        let deferredLargest = deferredFrom < levelCount ? largest : 0
+        let results = block(deferredLargest, (levelCount - deferredFrom) * channelCount)
+        let windows = block(2 * deferredLargest, (levelCount - deferredFrom) * channelCount)
         time = fftwf_alloc_real(max(2, 2 * largest))!
         spectrum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
         sum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
         time.initialize(repeating: 0, count: max(2, 2 * largest))
         spectrum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
         sum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
-        forwardPlans = .allocate(capacity: max(1, layout.levels.count))
-        inversePlans = .allocate(capacity: max(1, layout.levels.count))
+        let forwardPlans = UnsafeMutablePointer<fftwf_plan?>.allocate(capacity: count)
+        let inversePlans = UnsafeMutablePointer<fftwf_plan?>.allocate(capacity: count)
         let complexSpectrum = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: fftwf_complex.self)
         let complexSum = UnsafeMutableRawPointer(sum).assumingMemoryBound(to: fftwf_complex.self)
         for (j, level) in layout.levels.enumerated() {
             (forwardPlans + j).initialize(to: FFTWPlanner.realForward(size: 2 * level.size, input: time, output: complexSpectrum))
             (inversePlans + j).initialize(to: FFTWPlanner.realInverse(size: 2 * level.size, input: complexSum, output: time))
         }
+        let states = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: count)
+        states.initialize(repeating: UnsafeAtomic<Int>.Storage(ConvolutionLevels.Job.idle), count: count)
+        let boundaries = UnsafeMutablePointer<Int>.allocate(capacity: count)
+        boundaries.initialize(repeating: 0, count: count)
+        let flushes = UnsafeMutablePointer<Bool>.allocate(capacity: count)
+        flushes.initialize(repeating: false, count: count)
+        shared = ConvolutionLevels(
+            levels: levels, levelCount: levelCount, channelCount: channelCount,
+            input: block(2 * inputCapacity, channelCount), inputCapacity: inputCapacity,
+            output: block(outputCapacity, channelCount), outputCapacity: outputCapacity,
+            delayLines: block(floats, channelCount), levelOffsets: levelOffsets,
+            spectra: filter.spectra, responseCount: filter.responseCount,
+            forwardPlans: forwardPlans, inversePlans: inversePlans,
+            deferredFrom: deferredFrom, results: results, windows: windows, states: states, boundaries: boundaries, flushesDenormals: flushes)
         position = .allocate(capacity: 1)
         position.initialize(to: 0)
         quietFrames = layout.length + 2 * max(largest, headTaps) + headTaps
         quiet = .allocate(capacity: 1)
         quiet.initialize(to: quietFrames)
+        due = .allocate(capacity: count)
+        due.initialize(repeating: -1, count: count)
+        stale = .allocate(capacity: count)
+        stale.initialize(repeating: false, count: count)
+        onWorker = .allocate(capacity: count)
+        onWorker.initialize(repeating: false, count: count)
+        var anyOnWorker = false
+        if threading.usesWorkers {
+            for j in deferredFrom..<levelCount {
+                let lead = layout.levels[j].start - layout.levels[j].size
+                onWorker[j] = ConvolutionThreading.fitsWorker(lead: lead, maximumBlockFrames: maximumBlockFrames)
+                anyOnWorker = anyOnWorker || onWorker[j]
+            }
+        }
+        worker = anyOnWorker ? ConvolutionWorker(levels: shared, largest: largest, runs: counters.runsAtomic, realtimePriority: threading.realtimePriority) : nil
+        if worker == nil { onWorker.update(repeating: false, count: count) }
+        wake = worker?.wake
+        waitsForLateWork = threading.waitsForLateWork
+        late = counters.lateAtomic
     }
 
     deinit {
-        for j in 0..<layout.levels.count {
-            if let p = forwardPlans[j] { FFTWPlanner.destroy(p) }
-            if let p = inversePlans[j] { FFTWPlanner.destroy(p) }
+        worker?.stop()  // before the memory it reads goes
+        let s = shared
+        for j in 0..<s.levelCount {
+            if let p = s.forwardPlans[j] { FFTWPlanner.destroy(p) }
+            if let p = s.inversePlans[j] { FFTWPlanner.destroy(p) }
         }
-        for c in 0..<channelCount { fftwf_free(input[c]); fftwf_free(output[c]); fftwf_free(delayLines[c]) }
-        input.deallocate(); output.deallocate(); delayLines.deallocate()
+        for c in 0..<channelCount { fftwf_free(s.input[c]); fftwf_free(s.output[c]); fftwf_free(s.delayLines[c]) }
+        for i in 0..<((s.levelCount - s.deferredFrom) * channelCount) { fftwf_free(s.results[i]); fftwf_free(s.windows[i]) }
+        s.input.deallocate(); s.output.deallocate(); s.delayLines.deallocate(); s.results.deallocate(); s.windows.deallocate()
         fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
-        forwardPlans.deallocate(); inversePlans.deallocate(); levelOffsets.deallocate(); position.deallocate(); quiet.deallocate(); levels.deallocate()
+        s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
+        s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate()
+        position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate(); onWorker.deallocate()
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int { var p = 1; while p < n { p *= 2 }; return p }
+
+    /// True when the levels' jobs run on a worker thread.
+    public var hasWorker: Bool { worker != nil }
 
     /// Convolves `frameCount` frames of every channel in place.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        let b = headTaps, inMask = inputCapacity - 1, outMask = outputCapacity - 1, capacity = inputCapacity
+        let s = shared
+        let b = headTaps, inMask = s.inputCapacity - 1, outMask = s.outputCapacity - 1, capacity = s.inputCapacity
         var done = 0
         while done < frameCount {
             if quiet.pointee >= quietFrames {
@@ -147,21 +202,25 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 }
                 done = first
                 if done == frameCount { break }
+                collectAll()
                 position.pointee = 0
                 quiet.pointee = 0
             }
             let t = position.pointee
+            if t % b == 0 {
+                for j in s.deferredFrom..<s.levelCount where due[j] == t { collect(j, at: t) }
+            }
             // Up to the next multiple of the head's size: where levels may be due.
             let n = min(frameCount - done, b - t % b)
             for c in 0..<channelCount {
-                let x = channels[c] + done, ring = input[c], out = output[c]
+                let x = channels[c] + done, ring = s.input[c], out = s.output[c]
                 for i in 0..<n {
                     let at = (t + i) & inMask
                     ring[at] = x[i]; ring[at + capacity] = x[i]
                 }
                 // y[t + i] = Σ_m h[m]·x[t + i − m]: the window x[t + i − B + 1 … t + i] against the reversed head.
                 let start = (t - b + 1) & inMask
-                let head = UnsafePointer(heads + min(c, responseCount - 1) * b)
+                let head = UnsafePointer(heads + min(c, s.responseCount - 1) * b)
                 _unsafePerformance { timbre_fir_block(head, ring + start, b, x, n) }
                 for i in 0..<n {
                     let at = (t + i) & outMask
@@ -173,7 +232,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             for i in 0..<n {
                 let at = (t + i) & inMask
                 var silent = true
-                for c in 0..<channelCount where input[c][at] != 0 { silent = false; break }
+                for c in 0..<channelCount where s.input[c][at] != 0 { silent = false; break }
                 run = silent ? min(run + 1, quietFrames) : 0
             }
             quiet.pointee = run
@@ -181,38 +240,103 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             done += n
             let boundary = t + n
             if boundary % b == 0 {
-                for j in 0..<levelCount where boundary % levels[j].size == 0 { runLevel(j, at: boundary) }
+                var posted = false
+                for j in 0..<s.levelCount where boundary % s.levels[j].size == 0 {
+                    if j < s.deferredFrom {
+                        s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
+                    } else {
+                        posted = post(j, at: boundary) || posted
+                    }
+                }
+                if posted, let wake { _unsafePerformance { _ = sem_post(wake) } }
             }
         }
     }
 
-    /// Level j at sample `boundary` (a multiple of its size), every channel: the outputs for
-    /// boundary + start − size … boundary + start − 1 into the output ring.
+    /// Starts deferred level j's job at `boundary`: posted to the worker (true), or computed
+    /// here. A level whose previous job is still running (abandoned late) loses this one.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func runLevel(_ j: Int, at boundary: Int) {
-        let level = levels[j], n = level.size, bins = n + 1, k = level.count
-        let slot = (boundary / n) % k
-        let inMask = inputCapacity - 1, outMask = outputCapacity - 1
-        let time = time, spectrum = spectrum, sum = sum, forward = forwardPlans[j], inverse = inversePlans[j]
-        for c in 0..<channelCount {
-            let ring = input[c], line = delayLines[c] + levelOffsets[j], out = output[c]
-            let window = ring + ((boundary - 2 * n) & inMask)
-            for i in 0..<(2 * n) { time[i] = window[i] }
-            _unsafePerformance { fftwf_execute(forward) }
-            let fresh = line + slot * 2 * bins
-            for i in 0..<(2 * bins) { fresh[i] = spectrum[i] }
-            for i in 0..<(2 * bins) { sum[i] = 0 }
-            let spectra = self.spectra[j] + min(c, responseCount - 1) * k * 2 * bins
-            for p in 0..<k {
-                let x = line + ((slot - p + k) % k) * 2 * bins, g = spectra + p * 2 * bins
-                _unsafePerformance { timbre_complex_mac(sum, x, g, bins) }
-            }
-            _unsafePerformance { fftwf_execute(inverse) }
-            let first = boundary + level.start - n
-            for i in 0..<n { out[(first + i) & outMask] += time[n + i] }
+    func post(_ j: Int, at boundary: Int) -> Bool {
+        let s = shared, state = s.state(j)
+        guard state.load(ordering: .acquiring) == ConvolutionLevels.Job.idle else {
+            late.wrappingIncrement(ordering: .relaxed)
+            return false
         }
+        if stale[j] {
+            for c in 0..<channelCount {
+                let line = s.delayLines[c] + s.levelOffsets[j]
+                line.update(repeating: 0, count: s.levels[j].count * 2 * (s.levels[j].size + 1))
+            }
+            stale[j] = false
+        }
+        s.boundaries[j] = boundary
+        s.capture(j, at: boundary)
+        due[j] = s.due(j, boundary: boundary)
+        if onWorker[j] {
+            s.flushesDenormals[j] = _unsafePerformance { timbre_ftz_daz_enabled() } != 0
+            state.store(ConvolutionLevels.Job.posted, ordering: .releasing)
+            return true
+        }
+        s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
+        state.store(ConvolutionLevels.Job.done, ordering: .relaxed)
+        return false
+    }
+
+    /// Adds deferred level j's outputs (due at `t`) to the output ring; a job not done is
+    /// waited for (offline) or counted late and left out (live).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func collect(_ j: Int, at t: Int) {
+        let s = shared, state = s.state(j)
+        due[j] = -1
+        var value = state.load(ordering: .acquiring)
+        if value != ConvolutionLevels.Job.done && waitsForLateWork {
+            while value == ConvolutionLevels.Job.posted || value == ConvolutionLevels.Job.running {
+                _unsafePerformance { _ = sched_yield() }
+                value = state.load(ordering: .acquiring)
+            }
+        }
+        if value != ConvolutionLevels.Job.done {
+            // Late: cancel it if it has not started, else abandon it (its worker drops it).
+            if state.compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing).exchanged
+                || state.compareExchange(expected: ConvolutionLevels.Job.running, desired: ConvolutionLevels.Job.abandoned, ordering: .acquiringAndReleasing).exchanged {
+                late.wrappingIncrement(ordering: .relaxed)
+                return
+            }
+            // It finished in between.
+        }
+        let n = s.levels[j].size, outMask = s.outputCapacity - 1
+        for c in 0..<channelCount {
+            let out = s.output[c], r = s.result(j, c)
+            for i in 0..<n { out[(t + i) & outMask] += r[i] }
+        }
+        state.store(ConvolutionLevels.Job.idle, ordering: .releasing)
+    }
+
+    /// Before the grid restarts at position 0 (the state is silent, so every outstanding job's
+    /// outputs are zeros): the jobs are dropped — waited for offline — and nothing is pending.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func collectAll() {
+        let s = shared
+        for j in s.deferredFrom..<s.levelCount where due[j] >= 0 {
+            due[j] = -1
+            let state = s.state(j)
+            if waitsForLateWork {
+                while state.load(ordering: .acquiring) == ConvolutionLevels.Job.posted || state.load(ordering: .acquiring) == ConvolutionLevels.Job.running {
+                    _unsafePerformance { _ = sched_yield() }
+                }
+            }
+            if !state.compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing).exchanged
+                && !state.compareExchange(expected: ConvolutionLevels.Job.running, desired: ConvolutionLevels.Job.abandoned, ordering: .acquiringAndReleasing).exchanged {
+                _ = state.compareExchange(expected: ConvolutionLevels.Job.done, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing)
+            }
+        }
+        for c in 0..<channelCount { s.output[c].update(repeating: 0, count: s.outputCapacity) }
     }
 }
 
@@ -220,54 +344,134 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
     /// A convolver running `filter` on `format`'s channels.
     public init?(_ filter: ConvolutionFilter, format: KernelFormat) { self.init(filter: filter, channelCount: format.channelCount) }
 
-    /// Silence before, position 0.
+    /// Silence before, position 0 (off the render thread: waits for a running job).
     public func reset() {
-        for c in 0..<channelCount {
-            input[c].update(repeating: 0, count: 2 * inputCapacity)
-            output[c].update(repeating: 0, count: outputCapacity)
-            delayLines[c].update(repeating: 0, count: max(1, delayLineFloats))
+        for j in shared.deferredFrom..<shared.levelCount {
+            let state = shared.state(j)
+            _ = state.compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing)
+            while state.load(ordering: .acquiring) == ConvolutionLevels.Job.running { _ = sched_yield() }
+            state.store(ConvolutionLevels.Job.idle, ordering: .releasing)
+            due[j] = -1
         }
+        clearState(keepingBusy: false)
         position.pointee = 0
         quiet.pointee = quietFrames
     }
 
-    /// Takes over `previous`'s input, delay lines, pending outputs and position (the same
-    /// layout and channels): with the same filter, exactly the uninterrupted output.
+    /// Zeroes the rings and delay lines; with `keepingBusy`, the delay lines of levels whose
+    /// given-up jobs may still be writing them are cleared before their next job instead.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func clearState(keepingBusy: Bool) {
+        let s = shared
+        for c in 0..<channelCount {
+            s.input[c].update(repeating: 0, count: 2 * s.inputCapacity)
+            s.output[c].update(repeating: 0, count: s.outputCapacity)
+            for j in 0..<s.levelCount {
+                if keepingBusy && j >= s.deferredFrom && s.state(j).load(ordering: .acquiring) != ConvolutionLevels.Job.idle { stale[j] = true; continue }
+                (s.delayLines[c] + s.levelOffsets[j]).update(repeating: 0, count: s.levels[j].count * 2 * (s.levels[j].size + 1))
+            }
+        }
+    }
+
+    /// Takes over `previous`'s input, delay lines, pending outputs, jobs and position (the
+    /// same layout and channels): with the same filter, exactly the uninterrupted output. A
+    /// job of `previous` still being computed is posted again here (its delay-line slot and
+    /// result are the job's to write, so they are not copied).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func continueState(from previous: borrowing PartitionedConvolver) {
-        guard previous.levelCount == levelCount, previous.headTaps == headTaps, previous.channelCount == channelCount,
-              previous.delayLineFloats == delayLineFloats, previous.outputCapacity == outputCapacity else { return }
-        for j in 0..<levelCount where previous.levels[j] != levels[j] { return }
+        let s = shared, p = previous.shared
+        guard p.levelCount == s.levelCount, previous.headTaps == headTaps, previous.channelCount == channelCount,
+              previous.delayLineFloats == delayLineFloats, p.outputCapacity == s.outputCapacity, p.inputCapacity == s.inputCapacity,
+              p.deferredFrom == s.deferredFrom else { return }
+        for j in 0..<s.levelCount where p.levels[j] != s.levels[j] { return }
+        var repost = false
         for c in 0..<channelCount {
-            let a = input[c], b = previous.input[c]
-            for i in 0..<(2 * inputCapacity) { a[i] = b[i] }
-            let o = output[c], p = previous.output[c]
-            for i in 0..<outputCapacity { o[i] = p[i] }
-            let d = delayLines[c], e = previous.delayLines[c]
-            for i in 0..<delayLineFloats { d[i] = e[i] }
+            let a = s.input[c], b = p.input[c]
+            for i in 0..<(2 * s.inputCapacity) { a[i] = b[i] }
+            let o = s.output[c], q = p.output[c]
+            for i in 0..<s.outputCapacity { o[i] = q[i] }
+        }
+        for j in 0..<s.levelCount {
+            let level = s.levels[j], bins = level.size + 1
+            // A job in flight in `previous`: its fresh slot is still being written.
+            var skip = -1
+            if j >= s.deferredFrom {
+                due[j] = previous.due[j]
+                stale[j] = previous.stale[j]
+                s.state(j).store(ConvolutionLevels.Job.idle, ordering: .relaxed)
+                if previous.due[j] >= 0 {
+                    let state = p.state(j).load(ordering: .acquiring)
+                    if state == ConvolutionLevels.Job.done {
+                        for c in 0..<channelCount {
+                            let r = s.result(j, c), q = p.result(j, c)
+                            for i in 0..<level.size { r[i] = q[i] }
+                        }
+                        s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
+                    } else {
+                        skip = (p.boundaries[j] / level.size) % level.count
+                        s.boundaries[j] = p.boundaries[j]
+                        for c in 0..<channelCount {
+                            let w = s.window(j, c), v = p.window(j, c)  // its worker only reads it
+                            for i in 0..<(2 * level.size) { w[i] = v[i] }
+                        }
+                        s.flushesDenormals[j] = p.flushesDenormals[j]
+                        if onWorker[j] {
+                            s.state(j).store(ConvolutionLevels.Job.posted, ordering: .releasing)
+                            repost = true
+                        }
+                    }
+                }
+            }
+            for c in 0..<channelCount {
+                let d = s.delayLines[c] + s.levelOffsets[j], e = p.delayLines[c] + p.levelOffsets[j]
+                for slot in 0..<level.count where slot != skip {
+                    let from = slot * 2 * bins
+                    for i in from..<(from + 2 * bins) { d[i] = e[i] }
+                }
+            }
+            if skip >= 0 && !onWorker[j] {
+                s.run(j, at: s.boundaries[j], time: time, spectrum: spectrum, sum: sum)
+                s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
+            }
         }
         position.pointee = previous.position.pointee
         quiet.pointee = previous.quiet.pointee
+        if repost, let wake { _unsafePerformance { _ = sem_post(wake) } }
     }
 
-    /// Clears everything if NaN or infinity reached the input, the pending outputs or the
-    /// delay lines; true when it did.
+    /// Clears everything if NaN or infinity reached the input, the pending outputs, the delay
+    /// lines or a finished job; true when it did. Jobs in flight are given up (counted late).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     @discardableResult
     public func clearNonFinite() -> Bool {
+        let s = shared
         var bad = false
         for c in 0..<channelCount {
-            bad = bad || NonFiniteScan.contains(input[c], count: 2 * inputCapacity) || NonFiniteScan.contains(output[c], count: outputCapacity)
-                || NonFiniteScan.contains(delayLines[c], count: delayLineFloats)
+            bad = bad || NonFiniteScan.contains(s.input[c], count: 2 * s.inputCapacity) || NonFiniteScan.contains(s.output[c], count: s.outputCapacity)
+            for j in 0..<s.levelCount {
+                let state = j >= s.deferredFrom ? s.state(j).load(ordering: .acquiring) : ConvolutionLevels.Job.idle
+                if state == ConvolutionLevels.Job.posted || state == ConvolutionLevels.Job.running || state == ConvolutionLevels.Job.abandoned { continue }
+                bad = bad || NonFiniteScan.contains(s.delayLines[c] + s.levelOffsets[j], count: s.levels[j].count * 2 * (s.levels[j].size + 1))
+                if state == ConvolutionLevels.Job.done { bad = bad || NonFiniteScan.contains(s.result(j, c), count: s.levels[j].size) }
+            }
         }
         guard bad else { return false }
-        let t = position.pointee
-        reset()
-        position.pointee = t  // the levels stay on their absolute grid
+        for j in s.deferredFrom..<s.levelCount where due[j] >= 0 {
+            let state = s.state(j)
+            due[j] = -1
+            if !state.compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing).exchanged {
+                _ = state.compareExchange(expected: ConvolutionLevels.Job.running, desired: ConvolutionLevels.Job.abandoned, ordering: .acquiringAndReleasing)
+                _ = state.compareExchange(expected: ConvolutionLevels.Job.done, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing)
+            }
+        }
+        clearState(keepingBusy: true)
+        quiet.pointee = quietFrames  // silent now: the next sound starts the grid again
         return true
     }
 }

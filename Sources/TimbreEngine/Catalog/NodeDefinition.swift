@@ -121,6 +121,15 @@ package struct NodeLowering {
         steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .kernel(recipe), latency: latency))
     }
 
+    /// How this plan's convolution kernels compute their large levels, and the node's worker
+    /// counts (kept by the registry across plans, alive as long as the plan).
+    package mutating func convolutionThreads() -> (threading: ConvolutionThreading, counters: ConvolutionCounters) {
+        guard let registry else { return (.callingThread, ConvolutionCounters()) }
+        let counters = registry.convolutionCounters(for: key)
+        retain(counters)
+        return (registry.convolutionThreading, counters)
+    }
+
     /// Keeps a shared state alive as long as the plan (and lists it in the plan's states).
     package mutating func retain(_ state: AnyObject) { retained.append((key, state)) }
 

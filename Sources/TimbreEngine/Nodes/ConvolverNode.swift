@@ -111,10 +111,11 @@ package enum ConvolverNode: NodeDefinition {
         }
         node.retain(state)
         node.channelsOut = outputs
-        let filter = state.filter, inputs = node.channels, frames = node.maxBlockFrames
+        let filter = state.filter, inputs = node.channels, frames = node.maxBlockFrames, (threading, counters) = node.convolutionThreads()
         let mix = Float(s.mixPercent / 100), width = Float(s.widthPercent / 100)
         node.addKernel(KernelRecipe(shape: KernelShape("convolver", [inputs, outputs, routes.count] + filter.layout.levels.map(\.size), carriesState: true)) {
-            RoutedConvolver(filter: filter, routes: routes, inputCount: inputs, outputCount: outputs, maximumBlockFrames: frames, mix: mix, width: width)
+            RoutedConvolver(filter: filter, routes: routes, inputCount: inputs, outputCount: outputs, maximumBlockFrames: frames, mix: mix, width: width,
+                            threading: threading, counters: counters)
         })
     }
 

@@ -265,6 +265,9 @@ public final class LiveEngine: @unchecked Sendable {
     public var playerStates: [String: PlayerState] { registry.states(of: PlayerState.self) }
     /// The `plugin` nodes of the plans alive, by node key.
     public var pluginStates: [String: PluginState] { registry.states(of: PluginState.self) }
+    /// The worker counts of the convolution nodes (`convolver`, `fir`, a linear-phase `eq`)
+    /// by node key: level runs computed by workers, and runs late for their deadline.
+    public var convolutionCounters: [String: ConvolutionCounters] { registry.convolutionCounters }
 
     /// The newest readings of the `meter`, `loudness` and `spectrum` nodes of the most recent
     /// plan, by node key: read from wait-free snapshots the audio thread publishes, from any

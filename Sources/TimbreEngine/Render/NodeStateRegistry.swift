@@ -14,10 +14,14 @@ public struct HostServices {
     /// Reads the files `fir` and `convolver` nodes name (TimbreFile's
     /// `NodeFileReader.files(in:)`). Without it a preset naming such a file is refused.
     public var files: NodeFileReader?
+    /// Where convolution nodes (`convolver`, `fir`, a linear-phase `eq`) compute their large
+    /// FFT levels; nil: worker threads never waited for under a ``LiveEngine``
+    /// (``ConvolutionThreading/live``), the calling thread offline.
+    public var convolution: ConvolutionThreading?
 
     public init(makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil, plugins: PluginLoader? = nil,
-                files: NodeFileReader? = nil) {
-        self.makePlayer = makePlayer; self.plugins = plugins; self.files = files
+                files: NodeFileReader? = nil, convolution: ConvolutionThreading? = nil) {
+        self.makePlayer = makePlayer; self.plugins = plugins; self.files = files; self.convolution = convolution
     }
 
     /// No files, no plugins.
@@ -44,7 +48,24 @@ public final class NodeStateRegistry {
     /// a ``LiveEngine`` sets it; offline renders keep the plain cascade.
     package var movesParameters = false
 
+    /// The convolution nodes' worker counts (``ConvolutionCounters``), by node key: they go
+    /// on across the plans of a node.
+    package private(set) var convolutionCounters: [String: ConvolutionCounters] = [:]
+
     public init(services: HostServices = .none) { self.services = services }
+
+    /// Where convolution kernels compute their large levels (``HostServices/convolution``).
+    package var convolutionThreading: ConvolutionThreading {
+        services.convolution ?? (movesParameters ? .live : .callingThread)
+    }
+
+    /// The worker counts of the convolution node at `key` (new on first use).
+    package func convolutionCounters(for key: String) -> ConvolutionCounters {
+        if let c = convolutionCounters[key] { return c }
+        let c = ConvolutionCounters()
+        convolutionCounters[key] = c
+        return c
+    }
 
     /// The state at `key` if it is an `S` that `reuse` accepts; else a new one from `make`,
     /// kept at `key` from now on.
@@ -63,6 +84,7 @@ public final class NodeStateRegistry {
     /// Forgets states no alive plan uses (they are freed when the last plan holding them is).
     func prune(keeping keys: Set<String>) {
         states = states.filter { keys.contains($0.key) }
+        convolutionCounters = convolutionCounters.filter { keys.contains($0.key) }
     }
 
     /// The stream of a `player` channel (continued when the file region and rate match).

@@ -1,0 +1,102 @@
+import Atomics
+import CFFTW
+import CTimbreSupport
+
+/// The FFT levels of a ``PartitionedConvolver``: its memory as raw pointers — a copyable view
+/// the render thread and its worker share — and the work of one level at one boundary.
+///
+/// A level below ``ConvolutionThreading/deferredPartition`` adds its outputs to the output
+/// ring at once. A deferred level is a job: the render thread posts it at its boundary, it
+/// is computed into the level's own buffers (by the worker, or at once by the render thread),
+/// and the render thread adds those buffers to the output ring when they fall due. Job states
+/// move idle → posted → running → done → idle; a job the render thread gives up on while it
+/// runs is marked abandoned and its worker drops the result.
+struct ConvolutionLevels: @unchecked Sendable {
+    enum Job {
+        static let idle = 0, posted = 1, running = 2, done = 3, abandoned = 4
+    }
+
+    let levels: UnsafeMutablePointer<PartitionLayout.Level>
+    let levelCount: Int
+    let channelCount: Int
+    let input: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let inputCapacity: Int
+    let output: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let outputCapacity: Int
+    let delayLines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let levelOffsets: UnsafeMutablePointer<Int>
+    let spectra: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let responseCount: Int
+    let forwardPlans: UnsafeMutablePointer<fftwf_plan?>
+    let inversePlans: UnsafeMutablePointer<fftwf_plan?>
+    /// The first deferred level (levelCount with none).
+    let deferredFrom: Int
+    /// Per deferred level and channel (index (j − deferredFrom) × channels + c): `size` floats
+    /// of outputs, and the job's input window (2 × `size` floats, copied from the input ring
+    /// when posted: the worker never reads the ring the render thread writes).
+    let results: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let windows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    /// Per level: the job's state, its boundary, and whether the render thread had FTZ/DAZ set.
+    let states: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
+    let boundaries: UnsafeMutablePointer<Int>
+    let flushesDenormals: UnsafeMutablePointer<Bool>
+
+    func state(_ j: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: states + j) }
+    func result(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { results[(j - deferredFrom) * channelCount + c] }
+    func window(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { windows[(j - deferredFrom) * channelCount + c] }
+
+    /// Copies deferred level j's input window for a job at `boundary` (render thread).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func capture(_ j: Int, at boundary: Int) {
+        let n = levels[j].size, inMask = inputCapacity - 1
+        for c in 0..<channelCount {
+            let from = input[c] + ((boundary - 2 * n) & inMask), to = window(j, c)
+            for i in 0..<(2 * n) { to[i] = from[i] }
+        }
+    }
+
+    /// Level j at sample `boundary` (a multiple of its size), every channel: the outputs for
+    /// boundary + start − size … boundary + start − 1, added to the output ring, or for a
+    /// deferred level written to its result buffers. `time`, `spectrum` and `sum` are the
+    /// caller's FFTW-aligned scratch (2 × largest floats, largest + 1 complex each).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func run(_ j: Int, at boundary: Int, time: UnsafeMutablePointer<Float>, spectrum: UnsafeMutablePointer<Float>, sum: UnsafeMutablePointer<Float>) {
+        let level = levels[j], n = level.size, bins = n + 1, k = level.count
+        let slot = (boundary / n) % k
+        let inMask = inputCapacity - 1, outMask = outputCapacity - 1
+        let forward = forwardPlans[j], inverse = inversePlans[j]
+        let complexSpectrum = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: fftwf_complex.self)
+        let complexSum = UnsafeMutableRawPointer(sum).assumingMemoryBound(to: fftwf_complex.self)
+        for c in 0..<channelCount {
+            let line = delayLines[c] + levelOffsets[j]
+            let window = j >= deferredFrom ? self.window(j, c) : input[c] + ((boundary - 2 * n) & inMask)
+            for i in 0..<(2 * n) { time[i] = window[i] }
+            // New-array execution: the plans were made on FFTW-aligned buffers like these,
+            // so every thread runs the same codelets and gets the same bits.
+            _unsafePerformance { fftwf_execute_dft_r2c(forward, time, complexSpectrum) }
+            let fresh = line + slot * 2 * bins
+            for i in 0..<(2 * bins) { fresh[i] = spectrum[i] }
+            for i in 0..<(2 * bins) { sum[i] = 0 }
+            let spectra = self.spectra[j] + min(c, responseCount - 1) * k * 2 * bins
+            for p in 0..<k {
+                let x = line + ((slot - p + k) % k) * 2 * bins, g = spectra + p * 2 * bins
+                _unsafePerformance { timbre_complex_mac(sum, x, g, bins) }
+            }
+            _unsafePerformance { fftwf_execute_dft_c2r(inverse, complexSum, time) }
+            if j >= deferredFrom {
+                let r = result(j, c)
+                for i in 0..<n { r[i] = time[n + i] }
+            } else {
+                let out = output[c], first = boundary + level.start - n
+                for i in 0..<n { out[(first + i) & outMask] += time[n + i] }
+            }
+        }
+    }
+
+    /// Where a deferred level's outputs start for a job at `boundary`.
+    func due(_ j: Int, boundary: Int) -> Int { boundary + levels[j].start - levels[j].size }
+}
