@@ -77,8 +77,9 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// `threading` says for blocks of up to `maximumBlockFrames`; `counters` (a new one by
     /// default) counts the workers' runs and late jobs.
     public init(filter: ConvolutionFilter, channelCount: Int, threading: ConvolutionThreading = .callingThread,
-                maximumBlockFrames: Int = 4_096, counters: ConvolutionCounters = ConvolutionCounters()) {
+                maximumBlockFrames: Int = 4_096, counters: ConvolutionCounters? = nil) {
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        let counters = counters ?? ConvolutionCounters()
         self.filter = filter; self.channelCount = channelCount; self.counters = counters
         layout = filter.layout; headTaps = layout.headTaps
         let levelCount = layout.levels.count, count = max(1, levelCount)
@@ -142,18 +143,13 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         due.initialize(repeating: -1, count: count)
         stale = .allocate(capacity: count)
         stale.initialize(repeating: false, count: count)
+        let workerLevels = Self.workerLevels(layout.levels, from: deferredFrom, threading: threading, maximumBlockFrames: maximumBlockFrames)
+        let worker = workerLevels.contains(true)
+            ? ConvolutionWorker(levels: shared, largest: largest, runs: counters.runsAtomic, realtimePriority: threading.realtimePriority) : nil
         onWorker = .allocate(capacity: count)
         onWorker.initialize(repeating: false, count: count)
-        var anyOnWorker = false
-        if threading.usesWorkers {
-            for j in deferredFrom..<levelCount {
-                let lead = layout.levels[j].start - layout.levels[j].size
-                onWorker[j] = ConvolutionThreading.fitsWorker(lead: lead, maximumBlockFrames: maximumBlockFrames)
-                anyOnWorker = anyOnWorker || onWorker[j]
-            }
-        }
-        worker = anyOnWorker ? ConvolutionWorker(levels: shared, largest: largest, runs: counters.runsAtomic, realtimePriority: threading.realtimePriority) : nil
-        if worker == nil { onWorker.update(repeating: false, count: count) }
+        if worker != nil { onWorker.update(from: workerLevels, count: levelCount) }
+        self.worker = worker
         wake = worker?.wake
         waitsForLateWork = threading.waitsForLateWork
         late = counters.lateAtomic
@@ -173,6 +169,14 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
         s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate()
         position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate(); onWorker.deallocate()
+    }
+
+    /// Per level: whether its jobs go to a worker (deferred, with four blocks of lead).
+    static func workerLevels(_ levels: [PartitionLayout.Level], from deferredFrom: Int, threading: ConvolutionThreading, maximumBlockFrames: Int) -> [Bool] {
+        levels.indices.map { j in
+            threading.usesWorkers && j >= deferredFrom
+                && ConvolutionThreading.fitsWorker(lead: levels[j].start - levels[j].size, maximumBlockFrames: maximumBlockFrames)
+        }
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int { var p = 1; while p < n { p *= 2 }; return p }

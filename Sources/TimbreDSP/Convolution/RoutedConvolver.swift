@@ -40,7 +40,7 @@ public struct RoutedConvolver: ~Copyable, @unchecked Sendable {
     /// side's scale with two outputs (1: as convolved); `threading` and `counters` as for
     /// ``PartitionedConvolver``.
     public init(filter: ConvolutionFilter, routes: [Route], inputCount: Int, outputCount: Int, maximumBlockFrames: Int, mix: Float = 1, width: Float = 1,
-                threading: ConvolutionThreading = .callingThread, counters: ConvolutionCounters = ConvolutionCounters()) {
+                threading: ConvolutionThreading = .callingThread, counters: ConvolutionCounters? = nil) {
         precondition(!routes.isEmpty && inputCount >= 1 && outputCount >= 1 && maximumBlockFrames >= 1
                      && routes.allSatisfy { (0..<inputCount).contains($0.input) && (0..<outputCount).contains($0.output) }
                      && (0..<outputCount).allSatisfy { o in routes.contains { $0.output == o } })
