@@ -35,9 +35,9 @@ public struct ConvolutionThreading: Sendable, Equatable {
     /// added to the output when due (size − head frames after their boundary).
     public static let deferredPartition = 2_048
 
-    /// True when a deferred level of `size` taps (first output due `lead` frames after its
-    /// boundary) leaves a worker at least three whole blocks of `maximumBlockFrames`.
-    static func fitsWorker(lead: Int, maximumBlockFrames: Int) -> Bool { lead >= 4 * maximumBlockFrames }
+    /// True when a deferred level whose first output is due `lead` frames after its boundary
+    /// leaves a worker at least three whole host blocks of `blockFrames`.
+    static func fitsWorker(lead: Int, blockFrames: Int) -> Bool { lead >= 4 * blockFrames }
 }
 
 /// What a convolution kernel's workers did, readable from any thread while it runs (a live

@@ -63,22 +63,23 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     let quietFrames: Int
     /// Per level: where its posted job's outputs start (−1 with none); render thread only.
     let due: UnsafeMutablePointer<Int>
-    /// Per level: its jobs go to the worker (else computed on the render thread).
-    let onWorker: UnsafeMutablePointer<Bool>
     /// Per level: its delay lines must be cleared before its next job (a job was abandoned
     /// while clearing non-finite state).
     let stale: UnsafeMutablePointer<Bool>
     let worker: ConvolutionWorker?
+    /// True when the large levels' jobs may run on a worker thread.
+    public let hasWorker: Bool
     let wake: UnsafeMutablePointer<sem_t>?
     let waitsForLateWork: Bool
     let late: UnsafeAtomic<Int>
 
     /// A convolver running `filter` on `channelCount` channels, its large levels computed as
-    /// `threading` says for blocks of up to `maximumBlockFrames`; `counters` (a new one by
-    /// default) counts the workers' runs and late jobs.
+    /// `threading` says; `counters` (a new one by default) counts the workers' runs and late
+    /// jobs. A job goes to the worker when its lead is at least four of the calling blocks (so
+    /// a host's buffer-size change needs no new kernel); others run at their boundary.
     public init(filter: ConvolutionFilter, channelCount: Int, threading: ConvolutionThreading = .callingThread,
-                maximumBlockFrames: Int = 4_096, counters: ConvolutionCounters? = nil) {
-        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+                counters: ConvolutionCounters? = nil) {
+        precondition(channelCount >= 1)
         let counters = counters ?? ConvolutionCounters()
         self.filter = filter; self.channelCount = channelCount; self.counters = counters
         layout = filter.layout; headTaps = layout.headTaps
@@ -143,13 +144,10 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         due.initialize(repeating: -1, count: count)
         stale = .allocate(capacity: count)
         stale.initialize(repeating: false, count: count)
-        let workerLevels = Self.workerLevels(layout.levels, from: deferredFrom, threading: threading, maximumBlockFrames: maximumBlockFrames)
-        let worker = workerLevels.contains(true)
+        let worker = threading.usesWorkers && deferredFrom < levelCount
             ? ConvolutionWorker(levels: shared, largest: largest, runs: counters.runsAtomic, realtimePriority: threading.realtimePriority) : nil
-        onWorker = .allocate(capacity: count)
-        onWorker.initialize(repeating: false, count: count)
-        if worker != nil { onWorker.update(from: workerLevels, count: levelCount) }
         self.worker = worker
+        hasWorker = worker != nil
         wake = worker?.wake
         waitsForLateWork = threading.waitsForLateWork
         late = counters.lateAtomic
@@ -168,21 +166,11 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
         s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
         s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate()
-        position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate(); onWorker.deallocate()
-    }
-
-    /// Per level: whether its jobs go to a worker (deferred, with four blocks of lead).
-    static func workerLevels(_ levels: [PartitionLayout.Level], from deferredFrom: Int, threading: ConvolutionThreading, maximumBlockFrames: Int) -> [Bool] {
-        levels.indices.map { j in
-            threading.usesWorkers && j >= deferredFrom
-                && ConvolutionThreading.fitsWorker(lead: levels[j].start - levels[j].size, maximumBlockFrames: maximumBlockFrames)
-        }
+        position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate()
     }
 
     static func powerOfTwo(atLeast n: Int) -> Int { var p = 1; while p < n { p *= 2 }; return p }
 
-    /// True when the levels' jobs run on a worker thread.
-    public var hasWorker: Bool { worker != nil }
 
     /// Convolves `frameCount` frames of every channel in place.
     #if TIMBRE_REALTIME_CHECKS
@@ -249,7 +237,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                     if j < s.deferredFrom {
                         s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
                     } else {
-                        posted = post(j, at: boundary) || posted
+                        posted = post(j, at: boundary, blockFrames: frameCount) || posted
                     }
                 }
                 if posted, let wake { _unsafePerformance { _ = sem_post(wake) } }
@@ -257,12 +245,13 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// Starts deferred level j's job at `boundary`: posted to the worker (true), or computed
-    /// here. A level whose previous job is still running (abandoned late) loses this one.
+    /// Starts deferred level j's job at `boundary`: posted to the worker (true) when its lead
+    /// holds four blocks of `blockFrames`, else computed here. A level whose previous job is
+    /// still running (abandoned late) loses this one.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func post(_ j: Int, at boundary: Int) -> Bool {
+    func post(_ j: Int, at boundary: Int, blockFrames: Int) -> Bool {
         let s = shared, state = s.state(j)
         guard state.load(ordering: .acquiring) == ConvolutionLevels.Job.idle else {
             late.wrappingIncrement(ordering: .relaxed)
@@ -278,7 +267,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         s.boundaries[j] = boundary
         s.capture(j, at: boundary)
         due[j] = s.due(j, boundary: boundary)
-        if onWorker[j] {
+        if hasWorker && ConvolutionThreading.fitsWorker(lead: s.levels[j].start - s.levels[j].size, blockFrames: blockFrames) {
             s.flushesDenormals[j] = _unsafePerformance { timbre_ftz_daz_enabled() } != 0
             state.store(ConvolutionLevels.Job.posted, ordering: .releasing)
             return true
@@ -423,7 +412,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                             for i in 0..<(2 * level.size) { w[i] = v[i] }
                         }
                         s.flushesDenormals[j] = p.flushesDenormals[j]
-                        if onWorker[j] {
+                        if hasWorker {
                             s.state(j).store(ConvolutionLevels.Job.posted, ordering: .releasing)
                             repost = true
                         }
@@ -437,7 +426,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                     for i in from..<(from + 2 * bins) { d[i] = e[i] }
                 }
             }
-            if skip >= 0 && !onWorker[j] {
+            if skip >= 0 && !hasWorker {
                 s.run(j, at: s.boundaries[j], time: time, spectrum: spectrum, sum: sum)
                 s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
             }

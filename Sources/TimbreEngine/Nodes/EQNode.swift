@@ -132,9 +132,9 @@ package enum EQNode: NodeDefinition {
                 EQFIRState(s, sampleRate: rate, taps: taps, phase: phase)
             }
             node.retain(state)
-            let filter = state.filter, channels = node.channels, frames = node.maxBlockFrames, (threading, counters) = node.convolutionThreads()
+            let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
             node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, maximumBlockFrames: frames, counters: counters)
+                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters)
             }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
             return
         }

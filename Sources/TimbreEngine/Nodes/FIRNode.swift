@@ -142,9 +142,9 @@ package enum FIRNode: NodeDefinition {
             throw PresetError(path: node.path + (s.file == nil ? ".coefficients" : ".file"), "\(state.responseCount) \(what) for \(node.channels) channels (give one, or one per channel)")
         }
         node.retain(state)
-        let filter = state.filter, channels = node.channels, frames = node.maxBlockFrames, (threading, counters) = node.convolutionThreads()
+        let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
         node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, maximumBlockFrames: frames, counters: counters)
+            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters)
         }, latency: state.latency)
     }
 
