@@ -120,7 +120,7 @@ rtsan: deps jack-clean
 ## memory access at any optimisation level, and this one builds in 108 s where the release one
 ## took 336 s here (the suites then run in 36 s instead of 19); @_noLocks is the release
 ## build's check, made by `make build`.
-TSAN_SUITES := LiveEngineTests|GraphTests|BackgroundFileWriterTests|ConvolutionWorkerTests
+TSAN_SUITES := LiveEngineTests|GraphTests|BackgroundFileWriterTests|ConvolutionWorkerTests|ConvolutionCrossfadeTests
 tsan: deps
 	$(SWIFT) build --sanitize=thread --build-tests --scratch-path .build-tsan
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --skip-build --filter '$(TSAN_SUITES)' 2>&1 | tee .build-tsan/tsan.log; \

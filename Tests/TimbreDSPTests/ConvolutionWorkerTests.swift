@@ -99,3 +99,45 @@ import TimbreTestSignals
         #expect(buffer.channels.allSatisfy { $0.allSatisfy(\.isFinite) })
     }
 }
+
+/// An impulse response swapped inside a running stream (``PartitionedConvolver``'s
+/// `fadingFrom`): the old filter's convolution exactly until every level has the new one's
+/// outputs, then a linear crossfade of ``PartitionedConvolver/crossfadeFrames`` to the new
+/// filter's convolution, exactly — both as if each had run from the start.
+@Suite struct ConvolutionCrossfadeTests {
+    static let layout = PartitionLayout(length: 30_000)
+    static let old = ConvolutionFilter(responses: [PartitionedConvolverTests.response(30_000, seed: 41), PartitionedConvolverTests.response(29_000, seed: 42)], layout: layout)
+    static let new = ConvolutionFilter(responses: [PartitionedConvolverTests.response(28_000, seed: 43).map { -$0 }], layout: layout)
+    static let input = [Signals.noise(120_000, amplitude: 0.5, seed: 51), Signals.noise(120_000, amplitude: 0.5, seed: 52)]
+
+    static func alone(_ filter: ConvolutionFilter) -> [[Float]] {
+        let buffer = PlanarBuffer(channels: input)
+        ConvolutionWorkerTests.run(PartitionedConvolver(filter: filter, channelCount: 2), input, block: 64, into: buffer)
+        return buffer.channels
+    }
+
+    @Test(arguments: [ConvolutionThreading.callingThread, .parallel])
+    func aSwappedResponseCrossfadesExactly(threading: ConvolutionThreading) {
+        let a = Self.alone(Self.old), b = Self.alone(Self.new)
+        for (at, block) in [(40_000, 64), (40_064 + 37, 1), (61_440, 256), (50_000, 1_000)] {
+            let buffer = PlanarBuffer(channels: Self.input)
+            let first = PartitionedConvolver(filter: Self.old, channelCount: 2, threading: threading)
+            ConvolutionWorkerTests.run(first, Self.input, block: block, to: at, into: buffer)
+            let second = PartitionedConvolver(filter: Self.new, channelCount: 2, threading: threading, fadingFrom: Self.old)
+            second.continueState(from: first)
+            ConvolutionWorkerTests.run(second, Self.input, block: block, from: at, into: buffer)
+            let y = buffer.channels
+            let fade = at + Self.layout.reach, end = fade + PartitionedConvolver.crossfadeFrames
+            for c in 0..<2 {
+                let before = y[c][..<fade].elementsEqual(a[c][..<fade]), after = y[c][end...].elementsEqual(b[c][end...])
+                #expect(before, "swap at \(at): the old filter's output until \(fade)")
+                #expect(after, "swap at \(at): the new filter's output from \(end)")
+                let worst = (fade..<end).map { i -> Float in
+                    let w = Float(i - fade) / Float(PartitionedConvolver.crossfadeFrames)
+                    return abs(y[c][i] - (a[c][i] + w * (b[c][i] - a[c][i])))
+                }.max() ?? 0
+                #expect(worst < 1e-6, "swap at \(at): the crossfade is off by \(worst)")
+            }
+        }
+    }
+}

@@ -40,10 +40,19 @@ struct ConvolutionLevels: @unchecked Sendable {
     let states: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
     let boundaries: UnsafeMutablePointer<Int>
     let flushesDenormals: UnsafeMutablePointer<Bool>
+    /// While crossfading from a previous filter (``PartitionedConvolver``'s transition):
+    /// that filter's spectra and response count, its output ring per channel and its deferred
+    /// results; `fades[j]`: level j's job computes both filters.
+    let oldSpectra: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
+    let oldResponseCount: Int
+    let oldOutput: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
+    let oldResults: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
+    let fades: UnsafeMutablePointer<Bool>
 
     func state(_ j: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: states + j) }
     func result(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { results[(j - deferredFrom) * channelCount + c] }
     func window(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { windows[(j - deferredFrom) * channelCount + c] }
+    func oldResult(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { oldResults![(j - deferredFrom) * channelCount + c] }
 
     /// Copies deferred level j's input window for a job at `boundary` (render thread).
     #if TIMBRE_REALTIME_CHECKS
@@ -80,19 +89,24 @@ struct ConvolutionLevels: @unchecked Sendable {
             _unsafePerformance { fftwf_execute_dft_r2c(forward, time, complexSpectrum) }
             let fresh = line + slot * 2 * bins
             for i in 0..<(2 * bins) { fresh[i] = spectrum[i] }
-            for i in 0..<(2 * bins) { sum[i] = 0 }
-            let spectra = self.spectra[j] + min(c, responseCount - 1) * k * 2 * bins
-            for p in 0..<k {
-                let x = line + ((slot - p + k) % k) * 2 * bins, g = spectra + p * 2 * bins
-                _unsafePerformance { timbre_complex_mac(sum, x, g, bins) }
-            }
-            _unsafePerformance { fftwf_execute_dft_c2r(inverse, complexSum, time) }
-            if j >= deferredFrom {
-                let r = result(j, c)
-                for i in 0..<n { r[i] = time[n + i] }
-            } else {
-                let out = output[c], first = boundary + level.start - n
-                for i in 0..<n { out[(first + i) & outMask] += time[n + i] }
+            let filters = fades[j] ? 2 : 1
+            for f in 0..<filters {
+                // f = 0 the filter; f = 1 the one it crossfades from, into its own ring and results.
+                for i in 0..<(2 * bins) { sum[i] = 0 }
+                let spectra = f == 0 ? self.spectra[j] + min(c, responseCount - 1) * k * 2 * bins
+                                     : oldSpectra![j] + min(c, oldResponseCount - 1) * k * 2 * bins
+                for p in 0..<k {
+                    let x = line + ((slot - p + k) % k) * 2 * bins, g = spectra + p * 2 * bins
+                    _unsafePerformance { timbre_complex_mac(sum, x, g, bins) }
+                }
+                _unsafePerformance { fftwf_execute_dft_c2r(inverse, complexSum, time) }
+                if j >= deferredFrom {
+                    let r = f == 0 ? result(j, c) : oldResult(j, c)
+                    for i in 0..<n { r[i] = time[n + i] }
+                } else {
+                    let out = f == 0 ? output[c] : oldOutput![c], first = boundary + level.start - n
+                    for i in 0..<n { out[(first + i) & outMask] += time[n + i] }
+                }
             }
         }
     }

@@ -42,6 +42,8 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     public let counters: ConvolutionCounters
     let layout: PartitionLayout
     let headTaps: Int
+    /// The layout's reach: how far ahead of the sample in hand the levels write.
+    let reach: Int
     /// The levels' memory and their jobs (shared with the worker).
     let shared: ConvolutionLevels
     let heads: UnsafeMutablePointer<Float>
@@ -72,17 +74,45 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     let wake: UnsafeMutablePointer<sem_t>?
     let waitsForLateWork: Bool
     let late: UnsafeAtomic<Int>
+    /// The filter this kernel may crossfade from (``continueState(from:)`` of a kernel running
+    /// it), kept alive here; its reversed head taps; both filters' identities, compared
+    /// without counting references on the render thread.
+    public let fadingFrom: ConvolutionFilter?
+    let oldHeads: UnsafeMutablePointer<Float>?
+    let filterIdentity: UnsafeMutableRawPointer
+    let fadingFromIdentity: UnsafeMutableRawPointer?
+    /// [0] the position where the crossfade to this filter starts (−1: none running), and
+    /// the old filter's head output for a segment.
+    let fadeStart: UnsafeMutablePointer<Int>
+    let oldHeadOutput: UnsafeMutablePointer<Float>
+    /// Frames of the crossfade from the previous filter (≈ 43 ms at 48 kHz).
+    public static let crossfadeFrames = 2_048
 
     /// A convolver running `filter` on `channelCount` channels, its large levels computed as
     /// `threading` says; `counters` (a new one by default) counts the workers' runs and late
     /// jobs. A job goes to the worker when its lead is at least four of the calling blocks (so
     /// a host's buffer-size change needs no new kernel); others run at their boundary.
+    ///
+    /// With `fadingFrom` (a filter of the same layout), taking over the state of a kernel that
+    /// runs it crossfades: both filters run on the same input history until every level has
+    /// the new filter's outputs (the layout's reach), then the output fades over
+    /// ``crossfadeFrames`` from the old filter's convolution to the new one's — both exact,
+    /// so an impulse response swapped live neither clicks nor loses its tail.
     public init(filter: ConvolutionFilter, channelCount: Int, threading: ConvolutionThreading = .callingThread,
-                counters: ConvolutionCounters? = nil) {
+                counters: ConvolutionCounters? = nil, fadingFrom: ConvolutionFilter? = nil) {
         precondition(channelCount >= 1)
+        let fadingFrom = fadingFrom.flatMap { $0 !== filter && $0.layout == filter.layout ? $0 : nil }
+        self.fadingFrom = fadingFrom
+        oldHeads = fadingFrom?.head
+        filterIdentity = Unmanaged.passUnretained(filter).toOpaque()
+        fadingFromIdentity = fadingFrom.map { Unmanaged.passUnretained($0).toOpaque() }
+        fadeStart = .allocate(capacity: 1)
+        fadeStart.initialize(to: -1)
+        oldHeadOutput = .allocate(capacity: filter.layout.headTaps)
+        oldHeadOutput.initialize(repeating: 0, count: filter.layout.headTaps)
         let counters = counters ?? ConvolutionCounters()
         self.filter = filter; self.channelCount = channelCount; self.counters = counters
-        layout = filter.layout; headTaps = layout.headTaps
+        layout = filter.layout; headTaps = layout.headTaps; reach = layout.reach
         let levelCount = layout.levels.count, count = max(1, levelCount)
         let levels = UnsafeMutablePointer<PartitionLayout.Level>.allocate(capacity: count)
         levels.initialize(from: layout.levels, count: levelCount)
@@ -127,6 +157,8 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         boundaries.initialize(repeating: 0, count: count)
         let flushes = UnsafeMutablePointer<Bool>.allocate(capacity: count)
         flushes.initialize(repeating: false, count: count)
+        let fadeFlags = UnsafeMutablePointer<Bool>.allocate(capacity: count)
+        fadeFlags.initialize(repeating: false, count: count)
         shared = ConvolutionLevels(
             levels: levels, levelCount: levelCount, channelCount: channelCount,
             input: block(2 * inputCapacity, channelCount), inputCapacity: inputCapacity,
@@ -134,7 +166,11 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             delayLines: block(floats, channelCount), levelOffsets: levelOffsets,
             spectra: filter.spectra, responseCount: filter.responseCount,
             forwardPlans: forwardPlans, inversePlans: inversePlans,
-            deferredFrom: deferredFrom, results: results, windows: windows, states: states, boundaries: boundaries, flushesDenormals: flushes)
+            deferredFrom: deferredFrom, results: results, windows: windows, states: states, boundaries: boundaries, flushesDenormals: flushes,
+            oldSpectra: fadingFrom?.spectra, oldResponseCount: fadingFrom?.responseCount ?? 1,
+            oldOutput: fadingFrom == nil ? nil : block(outputCapacity, channelCount),
+            oldResults: fadingFrom == nil ? nil : block(deferredLargest, (levelCount - deferredFrom) * channelCount),
+            fades: fadeFlags)
         position = .allocate(capacity: 1)
         position.initialize(to: 0)
         quietFrames = layout.length + 2 * max(largest, headTaps) + headTaps
@@ -165,7 +201,16 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         s.input.deallocate(); s.output.deallocate(); s.delayLines.deallocate(); s.results.deallocate(); s.windows.deallocate()
         fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
         s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
-        s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate()
+        s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate(); s.fades.deallocate()
+        if let old = s.oldOutput {
+            for c in 0..<channelCount { fftwf_free(old[c]) }
+            old.deallocate()
+        }
+        if let old = s.oldResults {
+            for i in 0..<((s.levelCount - s.deferredFrom) * channelCount) { fftwf_free(old[i]) }
+            old.deallocate()
+        }
+        fadeStart.deallocate(); oldHeadOutput.deallocate()
         position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate()
     }
 
@@ -197,6 +242,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 collectAll()
                 position.pointee = 0
                 quiet.pointee = 0
+                fadeStart.pointee = -1  // nothing left of either filter's output to fade
             }
             let t = position.pointee
             if t % b == 0 {
@@ -204,6 +250,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             }
             // Up to the next multiple of the head's size: where levels may be due.
             let n = min(frameCount - done, b - t % b)
+            let fadeAt = fadeStart.pointee
             for c in 0..<channelCount {
                 let x = channels[c] + done, ring = s.input[c], out = s.output[c]
                 for i in 0..<n {
@@ -214,11 +261,26 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 let start = (t - b + 1) & inMask
                 let head = UnsafePointer(heads + min(c, s.responseCount - 1) * b)
                 _unsafePerformance { timbre_fir_block(head, ring + start, b, x, n) }
-                for i in 0..<n {
-                    let at = (t + i) & outMask
-                    x[i] += out[at]; out[at] = 0
+                if fadeAt < 0 {
+                    for i in 0..<n {
+                        let at = (t + i) & outMask
+                        x[i] += out[at]; out[at] = 0
+                    }
+                } else if let oldHeads, let oldOutput = s.oldOutput {
+                    // Crossfading: the old filter's convolution until fadeAt, then a linear
+                    // fade over crossfadeFrames to the new one's.
+                    let y = oldHeadOutput, old = oldOutput[c]
+                    _unsafePerformance { timbre_fir_block(oldHeads + min(c, s.oldResponseCount - 1) * b, ring + start, b, y, n) }
+                    for i in 0..<n {
+                        let at = (t + i) & outMask
+                        let a = y[i] + old[at], z = x[i] + out[at]
+                        old[at] = 0; out[at] = 0
+                        let w = Float(t + i - fadeAt) / Float(Self.crossfadeFrames)
+                        x[i] = w <= 0 ? a : w >= 1 ? z : a + w * (z - a)
+                    }
                 }
             }
+            if fadeAt >= 0 && t + n >= fadeAt + Self.crossfadeFrames { fadeStart.pointee = -1 }
             // The run of silent frames, from the inputs just written to the ring.
             var run = quiet.pointee
             for i in 0..<n {
@@ -235,6 +297,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 var posted = false
                 for j in 0..<s.levelCount where boundary % s.levels[j].size == 0 {
                     if j < s.deferredFrom {
+                        s.fades[j] = fadeStart.pointee >= 0
                         s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
                     } else {
                         posted = post(j, at: boundary, blockFrames: frameCount) || posted
@@ -265,6 +328,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             stale[j] = false
         }
         s.boundaries[j] = boundary
+        s.fades[j] = fadeStart.pointee >= 0
         s.capture(j, at: boundary)
         due[j] = s.due(j, boundary: boundary)
         if hasWorker && ConvolutionThreading.fitsWorker(lead: s.levels[j].start - s.levels[j].size, blockFrames: blockFrames) {
@@ -305,6 +369,10 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         for c in 0..<channelCount {
             let out = s.output[c], r = s.result(j, c)
             for i in 0..<n { out[(t + i) & outMask] += r[i] }
+            if s.fades[j], let old = s.oldOutput?[c] {
+                let r = s.oldResult(j, c)
+                for i in 0..<n { old[(t + i) & outMask] += r[i] }
+            }
         }
         state.store(ConvolutionLevels.Job.idle, ordering: .releasing)
     }
@@ -347,6 +415,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             due[j] = -1
         }
         clearState(keepingBusy: false)
+        fadeStart.pointee = -1
         position.pointee = 0
         quiet.pointee = quietFrames
     }
@@ -361,6 +430,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
         for c in 0..<channelCount {
             s.input[c].update(repeating: 0, count: 2 * s.inputCapacity)
             s.output[c].update(repeating: 0, count: s.outputCapacity)
+            s.oldOutput?[c].update(repeating: 0, count: s.outputCapacity)
             for j in 0..<s.levelCount {
                 if keepingBusy && j >= s.deferredFrom && s.state(j).load(ordering: .acquiring) != ConvolutionLevels.Job.idle { stale[j] = true; continue }
                 (s.delayLines[c] + s.levelOffsets[j]).update(repeating: 0, count: s.levels[j].count * 2 * (s.levels[j].size + 1))
@@ -369,9 +439,14 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
     }
 
     /// Takes over `previous`'s input, delay lines, pending outputs, jobs and position (the
-    /// same layout and channels): with the same filter, exactly the uninterrupted output. A
-    /// job of `previous` still being computed is posted again here (its delay-line slot and
-    /// result are the job's to write, so they are not copied).
+    /// same layout and channels). With the same filter: exactly the uninterrupted output.
+    /// From the filter this kernel was made to fade from (`fadingFrom`): the pending outputs
+    /// are the old filter's, both filters run on, and the crossfade starts once every level
+    /// has the new filter's outputs. Otherwise (another filter, or `previous` in the middle of
+    /// its own crossfade) the pending outputs are what `previous` would have played, and the
+    /// new filter takes over as its levels run. A job of `previous` still being computed is
+    /// posted again here (its delay-line slot and result are the job's to write, so they are
+    /// not copied).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
@@ -381,15 +456,32 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
               previous.delayLineFloats == delayLineFloats, p.outputCapacity == s.outputCapacity, p.inputCapacity == s.inputCapacity,
               p.deferredFrom == s.deferredFrom else { return }
         for j in 0..<s.levelCount where p.levels[j] != s.levels[j] { return }
+        let t0 = previous.position.pointee, outMask = s.outputCapacity - 1
+        let previousFade = previous.fadeStart.pointee
+        let fades = previousFade < 0 && fadingFromIdentity != nil && previous.filterIdentity == fadingFromIdentity
+        // What `previous` plays at position q from its two rings: the old one's share.
+        func oldShare(_ q: Int) -> Float {
+            previousFade < 0 ? 0 : max(0, min(1, 1 - Float(q - previousFade) / Float(Self.crossfadeFrames)))
+        }
         var repost = false
         for c in 0..<channelCount {
             let a = s.input[c], b = p.input[c]
             for i in 0..<(2 * s.inputCapacity) { a[i] = b[i] }
             let o = s.output[c], q = p.output[c]
-            for i in 0..<s.outputCapacity { o[i] = q[i] }
+            if fades, let old = s.oldOutput?[c] {
+                for i in 0..<s.outputCapacity { old[i] = q[i]; o[i] = 0 }
+            } else if previousFade >= 0, let pold = p.oldOutput?[c] {
+                for i in 0..<s.outputCapacity {
+                    let share = oldShare(t0 + ((i - t0) & outMask))
+                    o[i] = share * pold[i] + (1 - share) * q[i]
+                }
+            } else {
+                for i in 0..<s.outputCapacity { o[i] = q[i] }
+            }
         }
         for j in 0..<s.levelCount {
             let level = s.levels[j], bins = level.size + 1
+            s.fades[j] = fades
             // A job in flight in `previous`: its fresh slot is still being written.
             var skip = -1
             if j >= s.deferredFrom {
@@ -401,7 +493,18 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                     if state == ConvolutionLevels.Job.done {
                         for c in 0..<channelCount {
                             let r = s.result(j, c), q = p.result(j, c)
-                            for i in 0..<level.size { r[i] = q[i] }
+                            if fades {
+                                let old = s.oldResult(j, c)
+                                for i in 0..<level.size { old[i] = q[i]; r[i] = 0 }
+                            } else if previousFade >= 0 && p.fades[j] {
+                                let pold = p.oldResult(j, c)
+                                for i in 0..<level.size {
+                                    let share = oldShare(previous.due[j] + i)
+                                    r[i] = share * pold[i] + (1 - share) * q[i]
+                                }
+                            } else {
+                                for i in 0..<level.size { r[i] = q[i] }
+                            }
                         }
                         s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
                     } else {
@@ -431,8 +534,11 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                 s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
             }
         }
-        position.pointee = previous.position.pointee
+        position.pointee = t0
         quiet.pointee = previous.quiet.pointee
+        // Every output from t0 + reach on is the sum of level runs made from here, all with both
+        // filters: the crossfade starts there (nothing to fade while the state is silent).
+        fadeStart.pointee = fades && quiet.pointee < quietFrames ? t0 + reach : -1
         if repost, let wake { _unsafePerformance { _ = sem_post(wake) } }
     }
 
@@ -447,6 +553,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
         var bad = false
         for c in 0..<channelCount {
             bad = bad || NonFiniteScan.contains(s.input[c], count: 2 * s.inputCapacity) || NonFiniteScan.contains(s.output[c], count: s.outputCapacity)
+            if let old = s.oldOutput { bad = bad || NonFiniteScan.contains(old[c], count: s.outputCapacity) }
             for j in 0..<s.levelCount {
                 let state = j >= s.deferredFrom ? s.state(j).load(ordering: .acquiring) : ConvolutionLevels.Job.idle
                 if state == ConvolutionLevels.Job.posted || state == ConvolutionLevels.Job.running || state == ConvolutionLevels.Job.abandoned { continue }
@@ -464,6 +571,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             }
         }
         clearState(keepingBusy: true)
+        fadeStart.pointee = -1
         quiet.pointee = quietFrames  // silent now: the next sound starts the grid again
         return true
     }

@@ -37,14 +37,15 @@ public struct RoutedConvolver: ~Copyable, @unchecked Sendable {
 
     /// A convolver running `filter` over `routes` (its responses in route order) on blocks of
     /// up to `maximumBlockFrames`; `mix` is the wet share (0…1, dry 1 − mix), `width` the wet
-    /// side's scale with two outputs (1: as convolved); `threading` and `counters` as for
-    /// ``PartitionedConvolver``.
+    /// side's scale with two outputs (1: as convolved); `threading`, `counters` and
+    /// `fadingFrom` (the filter of the kernel whose state this one will take over: crossfaded)
+    /// as for ``PartitionedConvolver``.
     public init(filter: ConvolutionFilter, routes: [Route], inputCount: Int, outputCount: Int, maximumBlockFrames: Int, mix: Float = 1, width: Float = 1,
-                threading: ConvolutionThreading = .callingThread, counters: ConvolutionCounters? = nil) {
+                threading: ConvolutionThreading = .callingThread, counters: ConvolutionCounters? = nil, fadingFrom: ConvolutionFilter? = nil) {
         precondition(!routes.isEmpty && inputCount >= 1 && outputCount >= 1 && maximumBlockFrames >= 1
                      && routes.allSatisfy { (0..<inputCount).contains($0.input) && (0..<outputCount).contains($0.output) }
                      && (0..<outputCount).allSatisfy { o in routes.contains { $0.output == o } })
-        convolver = PartitionedConvolver(filter: filter, channelCount: routes.count, threading: threading, counters: counters)
+        convolver = PartitionedConvolver(filter: filter, channelCount: routes.count, threading: threading, counters: counters, fadingFrom: fadingFrom)
         self.inputCount = inputCount; self.outputCount = outputCount
         self.routes = .allocate(capacity: routes.count)
         self.routes.initialize(from: routes, count: routes.count)

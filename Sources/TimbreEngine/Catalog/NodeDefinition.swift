@@ -121,6 +121,13 @@ package struct NodeLowering {
         steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .kernel(recipe), latency: latency))
     }
 
+    /// In a live plan, this node's state as the previous plan left it (read before
+    /// ``sharedState(_:reuse:make:)`` replaces it): what a convolution crossfades from.
+    package func previousState<S: AnyObject>(_ type: S.Type) -> S? {
+        guard let registry, registry.movesParameters else { return nil }
+        return registry.existing(type, key: key)
+    }
+
     /// How this plan's convolution kernels compute their large levels, and the node's worker
     /// counts (kept by the registry across plans, alive as long as the plan).
     package mutating func convolutionThreads() -> (threading: ConvolutionThreading, counters: ConvolutionCounters) {

@@ -102,6 +102,7 @@ package enum ConvolverNode: NodeDefinition {
 
     package static func lower(_ s: ConvolverSettings, into node: inout NodeLowering) throws(PresetError) {
         let rate = node.sampleRate, path = node.path, reader = node.registry?.services.files
+        let previous = node.previousState(ConvolverState.self)?.filter
         let state = try node.sharedState(ConvolverState.self, reuse: { $0.matches(s, sampleRate: rate) }) { () throws(PresetError) in
             try ConvolverState(s, sampleRate: rate, reader: reader, path: path)
         }
@@ -115,7 +116,7 @@ package enum ConvolverNode: NodeDefinition {
         let mix = Float(s.mixPercent / 100), width = Float(s.widthPercent / 100)
         node.addKernel(KernelRecipe(shape: KernelShape("convolver", [inputs, outputs, routes.count] + filter.layout.levels.map(\.size), carriesState: true)) {
             RoutedConvolver(filter: filter, routes: routes, inputCount: inputs, outputCount: outputs, maximumBlockFrames: frames, mix: mix, width: width,
-                            threading: threading, counters: counters)
+                            threading: threading, counters: counters, fadingFrom: previous)
         })
     }
 

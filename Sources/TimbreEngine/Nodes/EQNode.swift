@@ -128,13 +128,14 @@ package enum EQNode: NodeDefinition {
             // One FIR from the analog target, prepared once per settings and rate (an edit
             // designs a new one on the control thread and swaps plans).
             let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
+            let previous = node.previousState(EQFIRState.self)?.filter
             let state = try node.sharedState(EQFIRState.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
                 EQFIRState(s, sampleRate: rate, taps: taps, phase: phase)
             }
             node.retain(state)
             let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
             node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters)
+                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
             }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
             return
         }

@@ -134,6 +134,7 @@ package enum FIRNode: NodeDefinition {
 
     package static func lower(_ s: FIRSettings, into node: inout NodeLowering) throws(PresetError) {
         let rate = node.sampleRate, path = node.path, reader = node.registry?.services.files
+        let previous = node.previousState(FIRState.self)?.filter
         let state = try node.sharedState(FIRState.self, reuse: { $0.settings == s && $0.sampleRate == rate }) { () throws(PresetError) in
             try FIRState(s, sampleRate: rate, reader: reader, path: path)
         }
@@ -144,7 +145,7 @@ package enum FIRNode: NodeDefinition {
         node.retain(state)
         let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
         node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters)
+            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
         }, latency: state.latency)
     }
 

@@ -76,6 +76,9 @@ public final class NodeStateRegistry {
         return s
     }
 
+    /// The state kept at `key` if it is an `S`.
+    package func existing<S: AnyObject>(_ type: S.Type, key: String) -> S? { states[key] as? S }
+
     /// The states of one type, by key.
     public func states<S: AnyObject>(of type: S.Type) -> [String: S] {
         states.compactMapValues { $0 as? S }
