@@ -1,4 +1,5 @@
 #include <jack/jack.h>
+#include <jack/thread.h>
 #include <jack/types.h>
 
 /// `jack_client_open` is variadic and Swift cannot call variadic C functions:

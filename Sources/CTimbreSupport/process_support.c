@@ -17,3 +17,11 @@ long timbre_socket_peer_uid(int fd) {
 void timbre_name_this_thread(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0);
 }
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* Sets the calling thread's nice value (Linux keeps one per thread; gettid is _GNU_SOURCE). */
+int timbre_set_this_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)gettid(), nice);
+}

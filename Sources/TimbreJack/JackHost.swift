@@ -103,6 +103,12 @@ public final class JackHost: @unchecked Sendable {
         try jack.registerPorts(prefix: "out", count: outputs, input: false)
         let midiPort = midiInput ? try jack.registerMIDIInput(name: "midi_in") : nil
         let rate = Double(jack.sampleRate)
+        // Convolution workers one step under JACK's real-time thread when it has one.
+        var host = host
+        if host.convolution == nil {
+            let priority = jack_client_real_time_priority(jack.client)
+            host.convolution = ConvolutionThreading(usesWorkers: true, waitsForLateWork: false, realtimePriority: priority > 1 ? priority - 1 : nil)
+        }
         // No input ports (players only): the engine reads one channel of silence.
         engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: max(1, inputs), outputChannelCount: outputs,
                                 maxBlockFrames: 8192, host: host)

@@ -105,6 +105,9 @@ long timbre_socket_peer_uid(int fd);
 /// Names the calling thread (PR_SET_NAME; 15 bytes show in /proc).
 void timbre_name_this_thread(const char *name);
 
+/// Sets the calling thread's nice value (this thread only, on Linux); 0 on success.
+int timbre_set_this_thread_nice(int nice);
+
 /// Direct-form FIR for PartitionedConvolver: y[i] = Σ_k taps[k]·window[i + k], i < n (taps
 /// reversed; window holds n + count − 1 samples). Eight partial sums in a fixed order.
 void timbre_fir_block(const float *taps, const float *window, size_t count, float *y, size_t n);

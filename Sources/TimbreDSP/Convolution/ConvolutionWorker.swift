@@ -18,6 +18,7 @@ final class ConvolutionWorker: @unchecked Sendable {
         let stopping: UnsafeAtomic<Bool>
         let runs: UnsafeAtomic<Int>
         let time, spectrum, sum: UnsafeMutablePointer<Float>
+        let realtimePriority: Int32?
     }
 
     /// Posted by the render thread for every job (through this pointer: no reference counted).
@@ -39,7 +40,8 @@ final class ConvolutionWorker: @unchecked Sendable {
         spectrum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
         sum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
         let context = UnsafeMutablePointer<Context>.allocate(capacity: 1)
-        context.initialize(to: Context(levels: levels, wake: wake, stopping: stopping, runs: runs, time: time, spectrum: spectrum, sum: sum))
+        context.initialize(to: Context(levels: levels, wake: wake, stopping: stopping, runs: runs, time: time, spectrum: spectrum, sum: sum,
+                                       realtimePriority: realtimePriority))
         var id = pthread_t()
         guard pthread_create(&id, nil, { raw in
             let context = raw!.assumingMemoryBound(to: Context.self)
@@ -51,10 +53,18 @@ final class ConvolutionWorker: @unchecked Sendable {
             return nil  // deinit frees the rest
         }
         thread = id
+    }
+
+    /// The worker's priority: SCHED_FIFO at `realtimePriority` (under the audio thread's) when
+    /// given and allowed; else the default policy at nice 10, so that where no thread is real
+    /// time (a JACK server run without it, a desktop without rtprio) the audio thread still
+    /// wins the core from the worker, which has several blocks of time for each job.
+    private static func setPriority(_ realtimePriority: Int32?) {
         if let priority = realtimePriority, priority > 0 {
             var parameter = sched_param(); parameter.sched_priority = priority
-            _ = pthread_setschedparam(id, SCHED_FIFO, &parameter)  // refused without rtprio: keeps the default
+            if pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameter) == 0 { return }
         }
+        _ = timbre_set_this_thread_nice(10)
     }
 
     /// Stops the thread (after its job in hand) and waits for it; the kernel calls this before
@@ -75,6 +85,8 @@ final class ConvolutionWorker: @unchecked Sendable {
     }
 
     private static func main(_ c: Context) {
+        timbre_name_this_thread("timbre-conv")
+        setPriority(c.realtimePriority)
         let levels = c.levels
         while true {
             while sem_wait(c.wake) != 0 {}  // EINTR: wait again
