@@ -360,6 +360,19 @@ package enum EmbeddedPresets {
         },
         "design": {
           "$ref": "#/$defs/design"
+        },
+        "phase": {
+          "enum": [
+            "linear",
+            "minimum"
+          ],
+          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+        },
+        "taps": {
+          "type": "integer",
+          "description": "taps of the FIR (default: 24 x the rate over the filter's width, 2048-65536); needs phase",
+          "maximum": 65536,
+          "minimum": 256
         }
       },
       "not": {
@@ -400,6 +413,19 @@ package enum EmbeddedPresets {
         },
         "design": {
           "$ref": "#/$defs/design"
+        },
+        "phase": {
+          "enum": [
+            "linear",
+            "minimum"
+          ],
+          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+        },
+        "taps": {
+          "type": "integer",
+          "description": "taps of the FIR (default: 24 x the rate over the filter's width, 2048-65536); needs phase",
+          "maximum": 65536,
+          "minimum": 256
         }
       }
     },
@@ -430,6 +456,19 @@ package enum EmbeddedPresets {
         },
         "design": {
           "$ref": "#/$defs/design"
+        },
+        "phase": {
+          "enum": [
+            "linear",
+            "minimum"
+          ],
+          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+        },
+        "taps": {
+          "type": "integer",
+          "description": "taps of the FIR (default: 24 x the rate over the filter's width, 2048-65536); needs phase",
+          "maximum": 65536,
+          "minimum": 256
         }
       }
     },

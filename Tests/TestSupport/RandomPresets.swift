@@ -62,10 +62,10 @@ public struct RandomPresets {
                 continue
             }
             // A named fixture file has the format its name says, and a sound file its own rate;
-            // an eq's taps come with a phase.
+            // an eq's or filter's taps come with a phase.
             if key == "format" && object["file"] != nil { continue }
             if key == "sampleRate" && (object["file"] as? String)?.hasSuffix(".wav") == true { continue }
-            if key == "taps" && type == "eq" && object["phase"] == nil { continue }
+            if key == "taps" && properties["phase"] != nil && object["phase"] == nil { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
             if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
             object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)

@@ -109,7 +109,7 @@ import TimbreTestSupport
         try engine.apply(.set(address: "tone.mute", value: 1))
         guard case .graph(let graph) = engine.preset.form else { Issue.record("not a graph"); return }
         #expect(graph.channels[0].mute == true && graph.channels[0].volume == 0.5)
-        guard let d = graph.channels[0].chain.first?.kind.settings(as: FilterDesign.self) else { Issue.record("bell"); return }
+        guard let d = graph.channels[0].chain.first?.kind.settings(as: FilterSettings.self)?.design else { Issue.record("bell"); return }
         #expect(d.gainDB == 4)
         #expect(throws: ControlError.self) { try engine.apply(.set(address: "tone.volume", value: 3)) }
     }

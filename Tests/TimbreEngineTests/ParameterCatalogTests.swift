@@ -137,7 +137,7 @@ import TimbreEngine
             for spec in definition.parameterSpecs where schemaDefinition.map(spec.schemaDefinitions.contains) ?? true {
                 if type == "gain" && spec.key == "volume" { continue }  // gain and volume are one value
                 if type == "highpass" && spec.key == "q" { continue }    // a q changes a slope into one section: structure
-                if type == "eq" && spec.key == "taps" { continue }       // a FIR eq's length (whole taps, with a phase): structure
+                if spec.key == "taps" { continue }  // a FIR eq's or filter's length (whole taps, with a phase): structure
                 let engine = try LiveEngine(document: LiveEngineTests.document(json), sampleRate: 48_000, inputChannelCount: 1, outputChannelCount: 1)
                 let key = spec.key.replacingOccurrences(of: "[]", with: "[2]")
                 let value = spec.name == "fftSize" ? 8192 : spec.range.lowerBound + (spec.range.upperBound - spec.range.lowerBound) * 0.37

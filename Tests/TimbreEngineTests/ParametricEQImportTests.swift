@@ -14,7 +14,7 @@ import TimbreEngine
         for n in preset.allNodes {
             if let g = n.kind.settings(as: GainSettings.self) { preamp += 20 * log10(g.linear) }
             if let eq = n.kind.settings(as: EQSettings.self) { designs += eq.bands.map(\.design) }
-            if let f = n.kind.settings(as: FilterDesign.self) { designs.append(f) }
+            if let f = n.kind.settings(as: FilterSettings.self)?.design { designs.append(f) }
         }
         return (preamp, designs)
     }

@@ -65,8 +65,8 @@ import TimbreEngine
 
     @Test func defaults() throws {
         let p = try Self.decode(Self.chain(#"{"type": "highpass"}, {"type": "eq"}, {"type": "peak"}, {"type": "gain", "volume": 0.5}, {"type": "pan"}"#))
-        guard let hp = p.allNodes[0].kind.settings(as: FilterDesign.self), let bands = p.allNodes[1].kind.settings(as: EQSettings.self)?.bands,
-              let pk = p.allNodes[2].kind.settings(as: FilterDesign.self), let g = p.allNodes[3].kind.settings(as: GainSettings.self)?.linear, let pan = p.allNodes[4].kind.settings(as: PanSettings.self)?.pan else {
+        guard let hp = p.allNodes[0].kind.settings(as: FilterSettings.self)?.design, let bands = p.allNodes[1].kind.settings(as: EQSettings.self)?.bands,
+              let pk = p.allNodes[2].kind.settings(as: FilterSettings.self)?.design, let g = p.allNodes[3].kind.settings(as: GainSettings.self)?.linear, let pan = p.allNodes[4].kind.settings(as: PanSettings.self)?.pan else {
             Issue.record("wrong kinds"); return
         }
         #expect(hp.type == .highPass && hp.frequencyHz == 80 && hp.slopeDBPerOctave == 12 && hp.method == .matched)
@@ -79,7 +79,7 @@ import TimbreEngine
 
     @Test func singleSectionQ() throws {
         let p = try Self.decode(Self.chain(#"{"type": "highpass", "frequency": 120, "q": 2}"#))
-        guard let d = p.allNodes[0].kind.settings(as: FilterDesign.self) else { Issue.record("kind"); return }
+        guard let d = p.allNodes[0].kind.settings(as: FilterSettings.self)?.design else { Issue.record("kind"); return }
         #expect(d.slopeDBPerOctave == nil && d.q == 2)
     }
 }

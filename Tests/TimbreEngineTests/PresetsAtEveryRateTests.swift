@@ -15,7 +15,7 @@ import TimbreTestSupport
     /// group and the master bus), bypassed nodes left out.
     static func linearChains(_ preset: Preset) -> [[NodeSpec]] {
         func linear(_ nodes: [NodeSpec]) -> [NodeSpec] {
-            nodes.filter { !$0.bypass && ($0.kind.settings(as: EQSettings.self) != nil || $0.kind.settings(as: FilterDesign.self) != nil) }
+            nodes.filter { !$0.bypass && ($0.kind.settings(as: EQSettings.self) != nil || $0.kind.settings(as: FilterSettings.self)?.design != nil) }
         }
         switch preset.form {
         case .chain(let nodes): return [linear(nodes)]
@@ -26,7 +26,7 @@ import TimbreTestSupport
     static func designs(_ nodes: [NodeSpec]) -> [FilterDesign] {
         nodes.flatMap { n -> [FilterDesign] in
             if let eq = n.kind.settings(as: EQSettings.self) { return eq.bands.map(\.design) }
-            return n.kind.settings(as: FilterDesign.self).map { [$0] } ?? []
+            return n.kind.settings(as: FilterSettings.self).map { [$0.design] } ?? []
         }
     }
 

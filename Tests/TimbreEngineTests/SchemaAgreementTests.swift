@@ -107,7 +107,7 @@ import TimbreEngine
         #expect(Self.object("eqNode", "properties", "bands", "items", "properties", "q")["default"] as? Double == ParameterRanges.defaultEQQ)
         // And the decoder applies those defaults.
         let p = try PresetDecoder.decode(Data(#"{"version": 1, "name": "d", "chain": [{"type": "peak"}, {"type": "highpass"}, {"type": "eq", "bands": [{}]}]}"#.utf8))
-        guard let bell = p.allNodes[0].kind.settings(as: FilterDesign.self), let hp = p.allNodes[1].kind.settings(as: FilterDesign.self), let bands = p.allNodes[2].kind.settings(as: EQSettings.self)?.bands else {
+        guard let bell = p.allNodes[0].kind.settings(as: FilterSettings.self)?.design, let hp = p.allNodes[1].kind.settings(as: FilterSettings.self)?.design, let bands = p.allNodes[2].kind.settings(as: EQSettings.self)?.bands else {
             Issue.record("kinds"); return
         }
         #expect(bell.frequencyHz == ParameterRanges.defaultCenterHz && bell.q == ParameterRanges.defaultQ && bell.gainDB == 0)

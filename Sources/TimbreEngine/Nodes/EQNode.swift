@@ -128,9 +128,9 @@ package enum EQNode: NodeDefinition {
             // One FIR from the analog target, prepared once per settings and rate (an edit
             // designs a new one on the control thread and swaps plans).
             let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
-            let previous = node.previousState(EQFIRState.self)?.filter
-            let state = try node.sharedState(EQFIRState.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
-                EQFIRState(s, sampleRate: rate, taps: taps, phase: phase)
+            let previous = node.previousState(MagnitudeFIRState<EQSettings>.self)?.filter
+            let state = try node.sharedState(MagnitudeFIRState<EQSettings>.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
+                MagnitudeFIRState(s, sampleRate: rate, taps: taps, phase: phase) { EQNode.analogMagnitudeDB(s, at: $0) }
             }
             node.retain(state)
             let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
@@ -156,18 +156,5 @@ package enum EQNode: NodeDefinition {
     package static func summary(of s: EQSettings) -> String {
         let phase = s.phase.map { ", \($0.rawValue) phase FIR" + (s.firTaps.map { " of \($0) taps" } ?? "") } ?? ""
         return "eq " + s.bands.map { "\(SummaryFormat.number($0.frequencyHz)) Hz \(String(format: "%+.1f", $0.gainDB))" }.joined(separator: ", ") + phase
-    }
-}
-
-/// A FIR `eq` node's designed taps and their spectra, shared by the plans that continue the
-/// node with the same bands at the same rate.
-final class EQFIRState {
-    let settings: EQSettings
-    let sampleRate: Double
-    let filter: ConvolutionFilter
-    init(_ s: EQSettings, sampleRate: Double, taps: Int, phase: MagnitudeFIRDesign.Phase) {
-        settings = s; self.sampleRate = sampleRate
-        let h = MagnitudeFIRDesign.design(length: taps, sampleRate: sampleRate, phase: phase) { EQNode.analogMagnitudeDB(s, at: $0) }
-        filter = ConvolutionFilter(responses: [h], layout: PartitionLayout(length: h.count))
     }
 }

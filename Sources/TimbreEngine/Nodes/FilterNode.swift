@@ -3,13 +3,32 @@ import TimbreDSP
 
 // `highpass`, `lowpass` (Butterworth slopes or one section with a Q), `peak`, `lowshelf`,
 // `highshelf`, `notch`, `bandpass`, `allpass`: one filter, designed on the control thread
-// (``DesignCache``), lowered into biquad sections that fuse with their neighbours.
+// (``DesignCache``), lowered into biquad sections that fuse with their neighbours — or, with
+// `phase`, into one FIR of the design's analog magnitude (linear or minimum phase).
 
-extension FilterDesign: NodeParameters {}
+/// The settings of a filter node: its design, and how it runs.
+public struct FilterSettings: NodeParameters {
+    public var design: FilterDesign
+    /// nil: the design's biquad sections (minimum phase, no latency, moves live). `.linear`:
+    /// one FIR of the design's analog prototype magnitude (TimbreDSP's `MagnitudeFIRDesign`;
+    /// latency (taps − 1)/2, reported); `.minimum`: the same magnitude as a minimum-phase FIR.
+    public var phase: MagnitudeFIRDesign.Phase?
+    /// The FIR's taps (nil: 24 × the rate over the filter's width — f/Q for bells, notches and
+    /// band-passes, f otherwise — as a power of two in 2,048…65,536).
+    public var firTaps: Int?
+
+    public init(_ design: FilterDesign, phase: MagnitudeFIRDesign.Phase? = nil, firTaps: Int? = nil) {
+        self.design = design; self.phase = phase; self.firTaps = firTaps
+    }
+}
 
 extension NodeKind {
     /// One filter (high/low-pass cascade, bell, shelf, notch, band-pass, all-pass).
-    public static func filter(_ design: FilterDesign) -> NodeKind { NodeKind(design) }
+    public static func filter(_ design: FilterDesign) -> NodeKind { NodeKind(FilterSettings(design)) }
+    /// One filter as a linear- or minimum-phase FIR of its analog magnitude.
+    public static func filter(_ design: FilterDesign, phase: MagnitudeFIRDesign.Phase, taps: Int? = nil) -> NodeKind {
+        NodeKind(FilterSettings(design, phase: phase, firTaps: taps))
+    }
 }
 
 package enum FilterNode: NodeDefinition {
@@ -24,11 +43,24 @@ package enum FilterNode: NodeDefinition {
                       movesLive: true, in: ["bellNode", "plainNode"]),
         ParameterSpec("gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["bellNode"]),
         ParameterSpec("q", range: ParameterRanges.q, default: 0.7071, scale: .logarithmic, movesLive: true, in: ["bellNode", "plainNode"]),
+        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, wholeNumber: true, in: ["passNode", "bellNode", "plainNode"]),
     ]
 
-    package static func typeName(of d: FilterDesign) -> String { d.type.rawValue }
+    package static func typeName(of s: FilterSettings) -> String { s.design.type.rawValue }
 
-    package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FilterDesign {
+    package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FilterSettings {
+        let phase = try o.optional("phase")?.oneOf(MagnitudeFIRDesign.Phase.self)
+        var taps: Int?
+        if let field = try o.optional("taps") {
+            let n = try field.number(in: parameterSpecs[5].range, unit: "")
+            guard n == n.rounded() else { throw PresetError(path: field.path, "\(JSONValue.number(n).brief) is not a whole number of taps") }
+            guard phase != nil else { throw PresetError(path: field.path, "taps sets the FIR of a linear- or minimum-phase filter: give \"phase\" too") }
+            taps = Int(n)
+        }
+        return FilterSettings(try decodeDesign(type: name, &o, path: path), phase: phase, firTaps: taps)
+    }
+
+    static func decodeDesign(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FilterDesign {
         let type = FilterType(rawValue: name)!
         let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
         switch type {
@@ -62,15 +94,34 @@ package enum FilterNode: NodeDefinition {
         }
     }
 
-    package static func encode(_ d: FilterDesign) -> [String: JSONValue] {
+    package static func encode(_ s: FilterSettings) -> [String: JSONValue] {
+        let d = s.design
         var o: [String: JSONValue] = ["frequency": .number(d.frequencyHz)]
         if let slope = d.slopeDBPerOctave { o["slope"] = .number(Double(slope)) } else { o["q"] = .number(d.q) }
         if d.type.hasGain { o["gain"] = .number(d.gainDB) }
         if d.method != .matched { o["design"] = .string(d.method.rawValue) }
+        if let phase = s.phase { o["phase"] = .string(phase.rawValue) }
+        if let taps = s.firTaps { o["taps"] = .number(Double(taps)) }
         return o
     }
 
-    package static func lower(_ d: FilterDesign, into node: inout NodeLowering) throws(PresetError) {
+    /// The taps of a FIR filter: 24 × fs over its width (f/Q for bells, notches and
+    /// band-passes, f over (slope/12 dB)² for high- and low-passes, f for shelves), a power of two
+    /// in 2,048…65,536 (as `eq`'s bands).
+    package static func firTaps(for s: FilterSettings, sampleRate: Double) -> Int {
+        if let taps = s.firTaps { return taps }
+        let d = s.design
+        // A pass filter's knee sharpens with its order (slope / 12 dB per octave; a Q section 1).
+        let order = Double(d.slopeDBPerOctave ?? 12) / 12
+        let width = [.peak, .notch, .bandPass].contains(d.type) ? d.frequencyHz / max(d.q, 0.1) : d.frequencyHz / (order * order)
+        let wanted = 24 * sampleRate / max(width, 1)
+        var taps = 2_048
+        while taps < Int(wanted.rounded(.up)) && taps < 65_536 { taps *= 2 }
+        return taps
+    }
+
+    package static func lower(_ s: FilterSettings, into node: inout NodeLowering) throws(PresetError) {
+        let d = s.design
         switch d.type {
         case .lowPass, .peak, .lowShelf, .highShelf:
             break  // above 0.49 × the rate: fitted below Nyquist, or passes (FilterDesign.sections)
@@ -79,18 +130,37 @@ package enum FilterNode: NodeDefinition {
         default:
             try node.checkFrequency(d.frequencyHz, at: node.path + ".frequency")
         }
+        if let phase = s.phase {
+            // One FIR of the analog magnitude, designed once per settings and rate (an edit
+            // designs a new one on the control thread; the kernel crossfades to it).
+            let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
+            let previous = node.previousState(MagnitudeFIRState<FilterSettings>.self)?.filter
+            let state = try node.sharedState(MagnitudeFIRState<FilterSettings>.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
+                // A notch's centre is −∞ dB: held at −200 dB, far under Float's floor.
+                MagnitudeFIRState(s, sampleRate: rate, taps: taps, phase: phase) { max(d.analogMagnitudeDB(at: $0), -200) }
+            }
+            node.retain(state)
+            let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
+            node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
+                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
+            }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
+            return
+        }
         node.addSections(node.movableSections(DesignCache.shared.sections(d, sampleRate: node.sampleRate)))
     }
 
-    package static func response(of d: FilterDesign, sampleRate: Double) -> NodeResponse {
-        .linear(sections: d.sections(sampleRate: sampleRate), gainDB: 0, markersHz: [d.frequencyHz])
+    package static func response(of s: FilterSettings, sampleRate: Double) -> NodeResponse {
+        .linear(sections: s.design.sections(sampleRate: sampleRate), gainDB: 0, markersHz: [s.design.frequencyHz])
     }
 
-    package static func summary(of d: FilterDesign) -> String {
-        var s = "\(d.type.rawValue) \(SummaryFormat.number(d.frequencyHz)) Hz"
-        if d.type.hasGain { s += String(format: " %+.1f dB", d.gainDB) }
-        if let slope = d.slopeDBPerOctave { s += " \(slope) dB/oct" } else { s += " Q \(SummaryFormat.number(d.q))" }
-        return s + " (\(d.method.rawValue))"
+    package static func summary(of s: FilterSettings) -> String {
+        let d = s.design
+        var text = "\(d.type.rawValue) \(SummaryFormat.number(d.frequencyHz)) Hz"
+        if d.type.hasGain { text += String(format: " %+.1f dB", d.gainDB) }
+        if let slope = d.slopeDBPerOctave { text += " \(slope) dB/oct" } else { text += " Q \(SummaryFormat.number(d.q))" }
+        text += " (\(d.method.rawValue))"
+        if let phase = s.phase { text += ", \(phase.rawValue) phase FIR" + (s.firTaps.map { " of \(MagnitudeFIRDesign.tapCount($0, phase: phase)) taps" } ?? "") }
+        return text
     }
 }
 

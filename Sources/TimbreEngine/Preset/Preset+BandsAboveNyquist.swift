@@ -23,8 +23,8 @@ extension Preset {
         for node in allNodes where !node.bypass {
             if let eq = node.kind.settings(as: EQSettings.self) {
                 for (j, band) in eq.bands.enumerated() { check(band.design, "\(node.path).bands[\(j)]") }
-            } else if let filter = node.kind.settings(as: FilterDesign.self) {
-                check(filter, node.path)
+            } else if let filter = node.kind.settings(as: FilterSettings.self), filter.phase == nil {
+                check(filter.design, node.path)
             }
         }
         return out

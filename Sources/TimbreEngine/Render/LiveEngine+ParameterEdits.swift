@@ -129,9 +129,11 @@ extension LiveEngine {
     /// nil when the kinds differ in anything but those parameters.
     static func designPath(from a: NodeKind, to b: NodeKind, sampleRate: Double) -> (points: [[BiquadCoefficients]], stepsPerPoint: Int)? {
         let from: [FilterDesign], to: [FilterDesign]
-        if let x = a.settings(as: FilterDesign.self), let y = b.settings(as: FilterDesign.self) {
-            (from, to) = ([x], [y])
-        } else if let x = a.settings(as: EQSettings.self), let y = b.settings(as: EQSettings.self), x.bands.count == y.bands.count {
+        // A FIR (linear or minimum phase) is no sections: a new plan (its kernel crossfades).
+        if let x = a.settings(as: FilterSettings.self), let y = b.settings(as: FilterSettings.self), x.phase == nil && y.phase == nil {
+            (from, to) = ([x.design], [y.design])
+        } else if let x = a.settings(as: EQSettings.self), let y = b.settings(as: EQSettings.self), x.bands.count == y.bands.count,
+                  x.phase == nil && y.phase == nil {
             (from, to) = (x.bands.map(\.design), y.bands.map(\.design))
         } else {
             return nil
