@@ -60,8 +60,9 @@ echo status >&3
 sleep 1
 grep '^status:' "$d/live.log" | tail -1
 echo "replies to load: $(grep -c '^ok: load' "$d/live.log" || true) ok, $(grep -c '^error' "$d/live.log" || true) errors"
-python3 - "$d/out.wav" <<'PY'
+python3 - "$d/out.wav" "$TOTAL" "$SWAPS" <<'PY'
 import sys, wave, numpy as np
+total, swaps = float(sys.argv[2]), int(sys.argv[3])
 w = wave.open(sys.argv[1]); n = w.getnframes(); c = w.getnchannels()
 x = np.frombuffer(w.readframes(n), dtype="<i4").reshape(-1, c).astype(np.float64) / 2**31
 second = np.abs(x[2:] - 2 * x[1:-1] + x[:-2])
@@ -72,4 +73,14 @@ ratio = peaks / steady
 print(f"recorded {n / 48000:.1f} s; second difference per 0.1 s window over its median: "
       f"max {ratio.max():.2f}, 99.9th percentile {np.percentile(ratio, 99.9):.2f}; "
       f"windows above 3x: {int((ratio.max(axis=1) > 3).sum())} of {windows}")
+# Windows from each swap to 0.6 s after it (the crossfade ends about 0.39 s after the swap)
+# beside all the others: swaps that clicked would show there far more often than elsewhere
+# (the clicks elsewhere are the missed cycles' gaps in the recording).
+near = np.zeros(windows, dtype=bool)
+for k in range(1, swaps + 1):
+    t = k * total / (swaps + 1)
+    near[int(t * 10): min(windows, int(t * 10) + 6)] = True
+loud = ratio.max(axis=1) > 3
+print(f"windows above 3x within 0.6 s after a swap: {int(loud[near].sum())} of {int(near.sum())} "
+      f"({100 * loud[near].mean():.1f} %); elsewhere {int(loud[~near].sum())} of {int((~near).sum())} ({100 * loud[~near].mean():.1f} %)")
 PY
