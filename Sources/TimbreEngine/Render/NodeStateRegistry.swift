@@ -16,7 +16,7 @@ public struct HostServices {
     public var files: NodeFileReader?
     /// Where convolution nodes (`convolver`, `fir`, a linear-phase `eq`) compute their large
     /// FFT levels; nil: worker threads never waited for under a ``LiveEngine``
-    /// (``ConvolutionThreading/live``), the calling thread offline.
+    /// (TimbreDSP's `ConvolutionThreading.live`), the calling thread offline.
     public var convolution: ConvolutionThreading?
 
     public init(makePlayer: ((PlayerSpec, String, Double, Int) throws(PresetError) -> PlayerState)? = nil, plugins: PluginLoader? = nil,
@@ -54,7 +54,7 @@ public final class NodeStateRegistry {
 
     public init(services: HostServices = .none) { self.services = services }
 
-    /// Where convolution kernels compute their large levels (``HostServices/convolution``).
+    /// Where convolution kernels compute their large levels (`HostServices.convolution`).
     package var convolutionThreading: ConvolutionThreading {
         services.convolution ?? (movesParameters ? .live : .callingThread)
     }
