@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# A long live run of the convolver under a real jackd (dummy backend, no real-time priority):
+# A long live run of the convolver under a real jackd (dummy backend; real-time scheduling with
+# JACKD_REALTIME=1, which needs rtprio or root — JACK's threads then run SCHED_FIFO, and the
+# convolver's worker one priority under them):
 # a 20-second stereo reverb at 64-frame periods for 10 minutes, its impulse response swapped
 # 100 times (`load` between two presets naming different files), a sine from
 # jack_simple_client in and the output recorded with jack_rec. Prints timbre's `status`
@@ -34,7 +36,8 @@ PY
   echo "{\"version\": 1, \"name\": \"soak-$name\", \"chain\": [$node]}" > "$d/$name.json"
 done
 
-jackd --no-realtime -n "$JACK_DEFAULT_SERVER" -d dummy -r 48000 -p "$PERIOD" > "$d/jackd.log" 2>&1 &
+if [ "${JACKD_REALTIME:-0}" = 1 ]; then realtime=(-R -P 70); else realtime=(--no-realtime); fi
+jackd "${realtime[@]}" -n "$JACK_DEFAULT_SERVER" -d dummy -r 48000 -p "$PERIOD" > "$d/jackd.log" 2>&1 &
 jack_wait -w -t 10 > /dev/null
 mkfifo "$d/control"
 "$BIN" live --preset "$d/a.json" --name soak --presets-dir "$d" < "$d/control" > "$d/live.log" 2>&1 &
