@@ -362,11 +362,7 @@ package enum EmbeddedPresets {
           "$ref": "#/$defs/design"
         },
         "phase": {
-          "enum": [
-            "linear",
-            "minimum"
-          ],
-          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+          "$ref": "#/$defs/firPhase"
         },
         "taps": {
           "type": "integer",
@@ -415,11 +411,7 @@ package enum EmbeddedPresets {
           "$ref": "#/$defs/design"
         },
         "phase": {
-          "enum": [
-            "linear",
-            "minimum"
-          ],
-          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+          "$ref": "#/$defs/firPhase"
         },
         "taps": {
           "type": "integer",
@@ -458,11 +450,7 @@ package enum EmbeddedPresets {
           "$ref": "#/$defs/design"
         },
         "phase": {
-          "enum": [
-            "linear",
-            "minimum"
-          ],
-          "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+          "$ref": "#/$defs/firPhase"
         },
         "taps": {
           "type": "integer",
@@ -1602,6 +1590,13 @@ package enum EmbeddedPresets {
         "file"
       ],
       "type": "object"
+    },
+    "firPhase": {
+      "enum": [
+        "linear",
+        "minimum"
+      ],
+      "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
     }
   },
   "oneOf": [

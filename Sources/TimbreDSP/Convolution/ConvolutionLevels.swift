@@ -19,8 +19,11 @@ struct ConvolutionLevels: @unchecked Sendable {
     let levels: UnsafeMutablePointer<PartitionLayout.Level>
     let levelCount: Int
     let channelCount: Int
+    /// Per channel: the input ring, `2 × inputCapacity` floats (each sample written twice, at
+    /// i and i + inputCapacity, so any window up to inputCapacity is contiguous).
     let input: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let inputCapacity: Int
+    /// Per channel: `outputCapacity` floats of level outputs not yet due, by absolute position.
     let output: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let outputCapacity: Int
     let delayLines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -68,12 +71,12 @@ struct ConvolutionLevels: @unchecked Sendable {
 
     /// Level j at sample `boundary` (a multiple of its size), every channel: the outputs for
     /// boundary + start − size … boundary + start − 1, added to the output ring, or for a
-    /// deferred level written to its result buffers. `time`, `spectrum` and `sum` are the
-    /// caller's FFTW-aligned scratch (2 × largest floats, largest + 1 complex each).
+    /// deferred level written to its result buffers, using the calling thread's `scratch`.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    func run(_ j: Int, at boundary: Int, time: UnsafeMutablePointer<Float>, spectrum: UnsafeMutablePointer<Float>, sum: UnsafeMutablePointer<Float>) {
+    func run(_ j: Int, at boundary: Int, scratch: ConvolutionScratch) {
+        let time = scratch.time, spectrum = scratch.spectrum, sum = scratch.sum
         let level = levels[j], n = level.size, bins = n + 1, k = level.count
         let slot = (boundary / n) % k
         let inMask = inputCapacity - 1, outMask = outputCapacity - 1

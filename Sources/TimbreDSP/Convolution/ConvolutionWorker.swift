@@ -17,14 +17,14 @@ final class ConvolutionWorker: @unchecked Sendable {
         let wake: UnsafeMutablePointer<sem_t>
         let stopping: UnsafeAtomic<Bool>
         let runs: UnsafeAtomic<Int>
-        let time, spectrum, sum: UnsafeMutablePointer<Float>
+        let scratch: ConvolutionScratch
         let realtimePriority: Int32?
     }
 
     /// Posted by the render thread for every job (through this pointer: no reference counted).
     let wake: UnsafeMutablePointer<sem_t>
     private let stopping: UnsafeAtomic<Bool>
-    private let time, spectrum, sum: UnsafeMutablePointer<Float>
+    private let scratch: ConvolutionScratch
     private var thread: pthread_t?
 
     /// Starts the thread for `levels`' deferred levels; `largest` is the largest partition.
@@ -33,14 +33,9 @@ final class ConvolutionWorker: @unchecked Sendable {
         wake = .allocate(capacity: 1)
         sem_init(wake, 0, 0)
         stopping = .create(false)
-        time = fftwf_alloc_real(max(2, 2 * largest))!
-        spectrum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
-        sum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
-        time.initialize(repeating: 0, count: max(2, 2 * largest))
-        spectrum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
-        sum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
+        scratch = ConvolutionScratch(largest: largest)
         let context = UnsafeMutablePointer<Context>.allocate(capacity: 1)
-        context.initialize(to: Context(levels: levels, wake: wake, stopping: stopping, runs: runs, time: time, spectrum: spectrum, sum: sum,
+        context.initialize(to: Context(levels: levels, wake: wake, stopping: stopping, runs: runs, scratch: scratch,
                                        realtimePriority: realtimePriority))
         var id = pthread_t()
         guard pthread_create(&id, nil, { raw in
@@ -81,7 +76,7 @@ final class ConvolutionWorker: @unchecked Sendable {
 
     private func release() {
         sem_destroy(wake); wake.deallocate(); stopping.destroy()
-        fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
+        scratch.free()
     }
 
     private static func main(_ c: Context) {
@@ -97,7 +92,7 @@ final class ConvolutionWorker: @unchecked Sendable {
                 for j in levels.deferredFrom..<levels.levelCount
                 where levels.state(j).compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.running, ordering: .acquiring).exchanged {
                     timbre_set_ftz_daz(levels.flushesDenormals[j] ? 1 : 0)
-                    levels.run(j, at: levels.boundaries[j], time: c.time, spectrum: c.spectrum, sum: c.sum)
+                    levels.run(j, at: levels.boundaries[j], scratch: c.scratch)
                     c.runs.wrappingIncrement(ordering: .relaxed)
                     if !levels.state(j).compareExchange(expected: ConvolutionLevels.Job.running, desired: ConvolutionLevels.Job.done, ordering: .releasing).exchanged {
                         levels.state(j).store(ConvolutionLevels.Job.idle, ordering: .releasing)  // abandoned: the result is dropped

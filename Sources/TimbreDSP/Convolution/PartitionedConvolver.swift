@@ -47,15 +47,9 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// The levels' memory and their jobs (shared with the worker).
     let shared: ConvolutionLevels
     let heads: UnsafeMutablePointer<Float>
-    /// Per channel: the input ring, `2 × inputCapacity` floats (each sample written twice, at
-    /// i and i + inputCapacity, so any window up to inputCapacity is contiguous).
-    var input: UnsafeMutablePointer<UnsafeMutablePointer<Float>> { shared.input }
-    var output: UnsafeMutablePointer<UnsafeMutablePointer<Float>> { shared.output }
     let delayLineFloats: Int
-    /// The render thread's FFT scratch: 2 × largest time samples, the transform and the sum.
-    let time: UnsafeMutablePointer<Float>
-    let spectrum: UnsafeMutablePointer<Float>
-    let sum: UnsafeMutablePointer<Float>
+    /// The render thread's FFT scratch.
+    let scratch: ConvolutionScratch
     /// [0] the absolute position of the next input sample.
     let position: UnsafeMutablePointer<Int>
     /// [0] frames of silence (every channel exactly 0) in a row, up to ``quietFrames``.
@@ -137,19 +131,15 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         let deferredLargest = deferredFrom < levelCount ? largest : 0
         let results = block(deferredLargest, (levelCount - deferredFrom) * channelCount)
         let windows = block(2 * deferredLargest, (levelCount - deferredFrom) * channelCount)
-        time = fftwf_alloc_real(max(2, 2 * largest))!
-        spectrum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
-        sum = fftwf_alloc_real(max(2, 2 * (largest + 1)))!
-        time.initialize(repeating: 0, count: max(2, 2 * largest))
-        spectrum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
-        sum.initialize(repeating: 0, count: max(2, 2 * (largest + 1)))
+        let scratch = ConvolutionScratch(largest: largest)
+        self.scratch = scratch
         let forwardPlans = UnsafeMutablePointer<fftwf_plan?>.allocate(capacity: count)
         let inversePlans = UnsafeMutablePointer<fftwf_plan?>.allocate(capacity: count)
-        let complexSpectrum = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: fftwf_complex.self)
-        let complexSum = UnsafeMutableRawPointer(sum).assumingMemoryBound(to: fftwf_complex.self)
+        let complexSpectrum = UnsafeMutableRawPointer(scratch.spectrum).assumingMemoryBound(to: fftwf_complex.self)
+        let complexSum = UnsafeMutableRawPointer(scratch.sum).assumingMemoryBound(to: fftwf_complex.self)
         for (j, level) in layout.levels.enumerated() {
-            (forwardPlans + j).initialize(to: FFTWPlanner.realForward(size: 2 * level.size, input: time, output: complexSpectrum))
-            (inversePlans + j).initialize(to: FFTWPlanner.realInverse(size: 2 * level.size, input: complexSum, output: time))
+            (forwardPlans + j).initialize(to: FFTWPlanner.realForward(size: 2 * level.size, input: scratch.time, output: complexSpectrum))
+            (inversePlans + j).initialize(to: FFTWPlanner.realInverse(size: 2 * level.size, input: complexSum, output: scratch.time))
         }
         let states = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: count)
         states.initialize(repeating: UnsafeAtomic<Int>.Storage(ConvolutionLevels.Job.idle), count: count)
@@ -199,7 +189,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         for c in 0..<channelCount { fftwf_free(s.input[c]); fftwf_free(s.output[c]); fftwf_free(s.delayLines[c]) }
         for i in 0..<((s.levelCount - s.deferredFrom) * channelCount) { fftwf_free(s.results[i]); fftwf_free(s.windows[i]) }
         s.input.deallocate(); s.output.deallocate(); s.delayLines.deallocate(); s.results.deallocate(); s.windows.deallocate()
-        fftwf_free(time); fftwf_free(spectrum); fftwf_free(sum)
+        scratch.free()
         s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
         s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate(); s.fades.deallocate()
         if let old = s.oldOutput {
@@ -298,7 +288,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 for j in 0..<s.levelCount where boundary % s.levels[j].size == 0 {
                     if j < s.deferredFrom {
                         s.fades[j] = fadeStart.pointee >= 0
-                        s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
+                        s.run(j, at: boundary, scratch: scratch)
                     } else {
                         posted = post(j, at: boundary, blockFrames: frameCount) || posted
                     }
@@ -336,7 +326,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             state.store(ConvolutionLevels.Job.posted, ordering: .releasing)
             return true
         }
-        s.run(j, at: boundary, time: time, spectrum: spectrum, sum: sum)
+        s.run(j, at: boundary, scratch: scratch)
         state.store(ConvolutionLevels.Job.done, ordering: .relaxed)
         return false
     }
@@ -530,7 +520,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                 }
             }
             if skip >= 0 && !hasWorker {
-                s.run(j, at: s.boundaries[j], time: time, spectrum: spectrum, sum: sum)
+                s.run(j, at: s.boundaries[j], scratch: scratch)
                 s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
             }
         }

@@ -137,6 +137,15 @@ package struct NodeLowering {
         return (registry.convolutionThreading, counters)
     }
 
+    /// Adds a convolution of every channel with `filter` (one response for all, or one each),
+    /// crossfaded live from a kernel running `fadingFrom`; `latency` as for ``addKernel(_:latency:)``.
+    package mutating func addConvolution(_ filter: ConvolutionFilter, fadingFrom previous: ConvolutionFilter?, latency: Int = 0) {
+        let channels = channels, (threading, counters) = convolutionThreads()
+        addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
+            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
+        }, latency: latency)
+    }
+
     /// Keeps a shared state alive as long as the plan (and lists it in the plan's states).
     package mutating func retain(_ state: AnyObject) { retained.append((key, state)) }
 

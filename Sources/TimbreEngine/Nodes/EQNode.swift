@@ -52,20 +52,13 @@ package enum EQNode: NodeDefinition {
         ParameterSpec("bands[].frequency", unit: "Hz", range: ParameterRanges.frequencyHz, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["eqNode"]),
         ParameterSpec("bands[].q", range: ParameterRanges.q, default: ParameterRanges.defaultEQQ, scale: .logarithmic, movesLive: true, in: ["eqNode"]),
-        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, wholeNumber: true, in: ["eqNode"]),
+        ParameterSpec("taps", range: MagnitudeFIRMode.tapsRange, scale: .logarithmic, wholeNumber: true, in: ["eqNode"]),
     ]
     package static func typeName(of _: EQSettings) -> String { "eq" }
 
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> EQSettings {
         let method = try o.optional("design")?.oneOf(DesignMethod.self) ?? .matched
-        let phase = try o.optional("phase")?.oneOf(MagnitudeFIRDesign.Phase.self)
-        var taps: Int?
-        if let field = try o.optional("taps") {
-            let n = try field.number(in: parameterSpecs[3].range, unit: "")
-            guard n == n.rounded() else { throw PresetError(path: field.path, "\(JSONValue.number(n).brief) is not a whole number of taps") }
-            guard phase != nil else { throw PresetError(path: field.path, "taps sets the FIR of a linear- or minimum-phase eq: give \"phase\" too") }
-            taps = Int(n)
-        }
+        let (phase, taps) = try MagnitudeFIRMode.decode(&o, kind: "eq")
         guard let bandsField = try o.optional("bands") else {
             return EQSettings(bands: EQBand.defaultCentersHz.map { EQBand(frequencyHz: $0, q: ParameterRanges.defaultEQQ, method: method) }, phase: phase, firTaps: taps)
         }
@@ -112,10 +105,7 @@ package enum EQNode: NodeDefinition {
     package static func firTaps(for s: EQSettings, sampleRate: Double) -> Int {
         if let taps = s.firTaps { return taps }
         let widths = s.bands.filter { $0.gainDB != 0 }.map { $0.shape == .peak ? $0.frequencyHz / max($0.q, 0.1) : $0.frequencyHz }
-        let wanted = 24 * sampleRate / max(widths.min() ?? 1_000, 1)
-        var taps = 2_048
-        while taps < Int(wanted.rounded(.up)) && taps < 65_536 { taps *= 2 }
-        return taps
+        return MagnitudeFIRMode.taps(width: widths.min() ?? 1_000, sampleRate: sampleRate)
     }
 
     /// The bands' analog prototype magnitude in dB at `hz` (what the matched designs approach).
@@ -125,18 +115,7 @@ package enum EQNode: NodeDefinition {
 
     package static func lower(_ s: EQSettings, into node: inout NodeLowering) throws(PresetError) {
         if let phase = s.phase {
-            // One FIR from the analog target, prepared once per settings and rate (an edit
-            // designs a new one on the control thread and swaps plans).
-            let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
-            let previous = node.previousState(MagnitudeFIRState<EQSettings>.self)?.filter
-            let state = try node.sharedState(MagnitudeFIRState<EQSettings>.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
-                MagnitudeFIRState(s, sampleRate: rate, taps: taps, phase: phase) { EQNode.analogMagnitudeDB(s, at: $0) }
-            }
-            node.retain(state)
-            let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
-            node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
-            }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
+            try MagnitudeFIRMode.lower(s, phase: phase, taps: firTaps(for: s, sampleRate: node.sampleRate), into: &node) { EQNode.analogMagnitudeDB(s, at: $0) }
             return
         }
         var sections: [BiquadCoefficients] = []

@@ -143,10 +143,7 @@ package enum FIRNode: NodeDefinition {
             throw PresetError(path: node.path + (s.file == nil ? ".coefficients" : ".file"), "\(state.responseCount) \(what) for \(node.channels) channels (give one, or one per channel)")
         }
         node.retain(state)
-        let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
-        node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
-        }, latency: state.latency)
+        node.addConvolution(state.filter, fadingFrom: previous, latency: state.latency)
     }
 
     /// Not yet drawn by `timbre response` (its taps are no second-order sections): reported as

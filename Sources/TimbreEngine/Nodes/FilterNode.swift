@@ -43,20 +43,13 @@ package enum FilterNode: NodeDefinition {
                       movesLive: true, in: ["bellNode", "plainNode"]),
         ParameterSpec("gain", unit: "dB", range: ParameterRanges.gainDB, default: 0, scale: .decibel, movesLive: true, in: ["bellNode"]),
         ParameterSpec("q", range: ParameterRanges.q, default: 0.7071, scale: .logarithmic, movesLive: true, in: ["bellNode", "plainNode"]),
-        ParameterSpec("taps", range: 256...65_536, scale: .logarithmic, wholeNumber: true, in: ["passNode", "bellNode", "plainNode"]),
+        ParameterSpec("taps", range: MagnitudeFIRMode.tapsRange, scale: .logarithmic, wholeNumber: true, in: ["passNode", "bellNode", "plainNode"]),
     ]
 
     package static func typeName(of s: FilterSettings) -> String { s.design.type.rawValue }
 
     package static func decode(type name: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> FilterSettings {
-        let phase = try o.optional("phase")?.oneOf(MagnitudeFIRDesign.Phase.self)
-        var taps: Int?
-        if let field = try o.optional("taps") {
-            let n = try field.number(in: parameterSpecs[5].range, unit: "")
-            guard n == n.rounded() else { throw PresetError(path: field.path, "\(JSONValue.number(n).brief) is not a whole number of taps") }
-            guard phase != nil else { throw PresetError(path: field.path, "taps sets the FIR of a linear- or minimum-phase filter: give \"phase\" too") }
-            taps = Int(n)
-        }
+        let (phase, taps) = try MagnitudeFIRMode.decode(&o, kind: "filter")
         return FilterSettings(try decodeDesign(type: name, &o, path: path), phase: phase, firTaps: taps)
     }
 
@@ -114,10 +107,7 @@ package enum FilterNode: NodeDefinition {
         // A pass filter's knee sharpens with its order (slope / 12 dB per octave; a Q section 1).
         let order = Double(d.slopeDBPerOctave ?? 12) / 12
         let width = [.peak, .notch, .bandPass].contains(d.type) ? d.frequencyHz / max(d.q, 0.1) : d.frequencyHz / (order * order)
-        let wanted = 24 * sampleRate / max(width, 1)
-        var taps = 2_048
-        while taps < Int(wanted.rounded(.up)) && taps < 65_536 { taps *= 2 }
-        return taps
+        return MagnitudeFIRMode.taps(width: width, sampleRate: sampleRate)
     }
 
     package static func lower(_ s: FilterSettings, into node: inout NodeLowering) throws(PresetError) {
@@ -131,19 +121,8 @@ package enum FilterNode: NodeDefinition {
             try node.checkFrequency(d.frequencyHz, at: node.path + ".frequency")
         }
         if let phase = s.phase {
-            // One FIR of the analog magnitude, designed once per settings and rate (an edit
-            // designs a new one on the control thread; the kernel crossfades to it).
-            let rate = node.sampleRate, taps = firTaps(for: s, sampleRate: rate)
-            let previous = node.previousState(MagnitudeFIRState<FilterSettings>.self)?.filter
-            let state = try node.sharedState(MagnitudeFIRState<FilterSettings>.self, reuse: { $0.settings == s && $0.sampleRate == rate }) {
-                // A notch's centre is −∞ dB: held at −200 dB, far under Float's floor.
-                MagnitudeFIRState(s, sampleRate: rate, taps: taps, phase: phase) { max(d.analogMagnitudeDB(at: $0), -200) }
-            }
-            node.retain(state)
-            let filter = state.filter, channels = node.channels, (threading, counters) = node.convolutionThreads()
-            node.addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-                PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
-            }, latency: MagnitudeFIRDesign.latency(taps, phase: phase))
+            // A notch's centre is −∞ dB: held at −200 dB, far under Float's floor.
+            try MagnitudeFIRMode.lower(s, phase: phase, taps: firTaps(for: s, sampleRate: node.sampleRate), into: &node) { max(d.analogMagnitudeDB(at: $0), -200) }
             return
         }
         node.addSections(node.movableSections(DesignCache.shared.sections(d, sampleRate: node.sampleRate)))
