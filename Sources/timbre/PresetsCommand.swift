@@ -11,23 +11,32 @@ struct PresetsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file, or REW's filter settings export, as a preset.",
+            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file, REW's filter settings export, or a biquad coefficient list (REW's miniDSP export), as a preset.",
             discussion: """
             The file holds lines such as `Preamp: -6.8 dB` and \
             `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100` (PK, LSC, HSC, LS, HS, LP, \
-            HP, LPQ, HPQ, NO, BP, AP). Bands keep their analog shape up to Nyquist; \
-            a line that cannot be mapped is an error naming its line number.
+            HP, LPQ, HPQ, NO, BP, AP), or biquads (`biquad1,` `b0=…,` … `a2=…`, a1 and a2 \
+            negated as miniDSP takes them) designed at --rate: each section is read back as \
+            the peaking, shelf, low- or high-pass band it was designed from. Bands keep their \
+            analog shape up to Nyquist; a line that cannot be mapped is an error naming its \
+            line number.
             """)
         @Argument(help: "The parametric EQ text file (- for standard input).") var file: String
         @Option(name: .shortAndLong, help: "Write the preset here (default: standard output).") var output: String?
         @Option(name: .long, help: "The preset's name (default: the file's name).") var name: String?
+        @Option(name: .long, help: "The sample rate a biquad list was designed at, in Hz (REW's miniDSP export: 48000 or 96000).") var rate: Double = 48_000
 
         func run() throws {
             guard let data = InputText.contents(of: file) else { throw HostError.usage("\(file): cannot read the file") }
             let label = file == "-" ? "standard input" : file
             let presetName = name ?? (file == "-" ? "imported" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             let preset: Preset
-            do { preset = try ParametricEQImport.preset(from: String(decoding: data, as: UTF8.self), name: presetName, source: label) }
+            let text = String(decoding: data, as: UTF8.self)
+            do {
+                preset = BiquadListImport.recognizes(text)
+                    ? try BiquadListImport.preset(from: text, sampleRate: rate, name: presetName, source: label)
+                    : try ParametricEQImport.preset(from: text, name: presetName, source: label)
+            }
             catch { throw HostError.usage("\(error)") }
             let json = PresetEncoder.encode(preset).jsonText + "\n"
             guard let output else { print(json, terminator: ""); return }

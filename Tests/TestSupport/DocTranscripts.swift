@@ -134,6 +134,8 @@ public enum DocFixtures {
         write("fifth.json", #"{"version": 1, "name": "up a fifth", "chain": [{"type": "pitch", "id": "shift", "semitones": 7}, {"type": "gain", "gain": -1}]}"#)
         try FileManager.default.copyItem(atPath: ProcessRunner.repoRoot.appendingPathComponent("Tests/Fixtures/autoeq-ParametricEQ.txt").path,
                                          toPath: d + "/Sennheiser HD 600 ParametricEQ.txt")
+        try FileManager.default.copyItem(atPath: ProcessRunner.repoRoot.appendingPathComponent("Tests/Fixtures/rew-minidsp-biquads.txt").path,
+                                         toPath: d + "/minidsp-biquads.txt")
         try FileManager.default.createDirectory(atPath: d + "/Presets", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: ProcessRunner.repoRoot.appendingPathComponent("Presets/vocal-presence.json").path,
                                          toPath: d + "/Presets/vocal-presence.json")

@@ -70,6 +70,30 @@ import TimbreTestSignals
         }
     }
 
+    /// The state changes owner, not a copy: the kernel it was taken from — still run by the
+    /// old plan while the host crossfades the two plans — plays the taker's block (its own
+    /// memory is gone), so the plan crossfade hears the same signal on both sides; the taker
+    /// goes on exactly.
+    @Test func theGiverPlaysTheTakersBlocks() {
+        let expected = Self.reference()
+        let at = 30_016, block = 64
+        let buffer = PlanarBuffer(channels: Self.input)
+        let first = PartitionedConvolver(filter: Self.filter, channelCount: 2, maximumBlockFrames: block, threading: .parallel)
+        Self.run(first, Self.input, block: block, to: at, into: buffer)
+        let second = PartitionedConvolver(filter: Self.filter, channelCount: 2, maximumBlockFrames: block, threading: .parallel)
+        second.continueState(from: first)
+        var mismatched = 0
+        for start in stride(from: at, to: at + 40 * block, by: block) {
+            Self.run(second, Self.input, block: block, from: start, to: start + block, into: buffer)
+            let old = PlanarBuffer(channels: Self.input.map { Array($0[start..<(start + block)]) })
+            old.withChannelPointers(from: 0) { first.process($0, frameCount: block) }
+            for c in 0..<2 where old.channels[c] != Array(buffer.channels[c][start..<(start + block)]) { mismatched += 1 }
+        }
+        #expect(mismatched == 0, "\(mismatched) blocks of the old kernel differ from the new one's")
+        Self.run(second, Self.input, block: block, from: at + 40 * block, into: buffer)
+        #expect(buffer.channels == expected)
+    }
+
     /// Paced like a live host (256-frame blocks at 48 kHz, never waiting for the workers):
     /// every deadline met, and so the calling thread's bits.
     @Test func pacedLikeALiveHostEveryDeadlineIsMet() {

@@ -26,8 +26,10 @@ struct ConvolutionLevels: @unchecked Sendable {
     /// Per channel: `outputCapacity` floats of level outputs not yet due, by absolute position.
     let output: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let outputCapacity: Int
+    /// Per channel and level (index c × levelCount + j): the level's frequency-domain delay
+    /// line, `count` spectra of `size + 1` complex bins (one allocation each, so that a kernel
+    /// taking over the state takes the memory, not a copy).
     let delayLines: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    let levelOffsets: UnsafeMutablePointer<Int>
     let spectra: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let responseCount: Int
     let forwardPlans: UnsafeMutablePointer<fftwf_plan?>
@@ -53,6 +55,9 @@ struct ConvolutionLevels: @unchecked Sendable {
     let fades: UnsafeMutablePointer<Bool>
 
     func state(_ j: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: states + j) }
+    func delayLine(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { delayLines[c * levelCount + j] }
+    /// Floats in one of level j's delay lines.
+    func lineFloats(_ j: Int) -> Int { levels[j].count * 2 * (levels[j].size + 1) }
     func result(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { results[(j - deferredFrom) * channelCount + c] }
     func window(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { windows[(j - deferredFrom) * channelCount + c] }
     func oldResult(_ j: Int, _ c: Int) -> UnsafeMutablePointer<Float> { oldResults![(j - deferredFrom) * channelCount + c] }
@@ -84,7 +89,7 @@ struct ConvolutionLevels: @unchecked Sendable {
         let complexSpectrum = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: fftwf_complex.self)
         let complexSum = UnsafeMutableRawPointer(sum).assumingMemoryBound(to: fftwf_complex.self)
         for c in 0..<channelCount {
-            let line = delayLines[c] + levelOffsets[j]
+            let line = delayLine(j, c)
             let window = j >= deferredFrom ? self.window(j, c) : input[c] + ((boundary - 2 * n) & inMask)
             for i in 0..<(2 * n) { time[i] = window[i] }
             // New-array execution: the plans were made on FFTW-aligned buffers like these,

@@ -79,10 +79,14 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// the old filter's head output for a segment.
     let fadeStart: UnsafeMutablePointer<Int>
     let oldHeadOutput: UnsafeMutablePointer<Float>
+    /// The state handed to the next plan's kernel, or taken from the previous one's.
+    let handover: ConvolutionHandover
     /// Frames of the crossfade from the previous filter (≈ 43 ms at 48 kHz).
     public static let crossfadeFrames = 2_048
 
-    /// A convolver running `filter` on `channelCount` channels, its large levels computed as
+    /// A convolver running `filter` on `channelCount` channels in blocks of up to
+    /// `maximumBlockFrames` (longer blocks are convolved too; a kernel whose state was taken
+    /// over plays only that many of the taker's frames), its large levels computed as
     /// `threading` says; `counters` (a new one by default) counts the workers' runs and late
     /// jobs. A job goes to the worker when its lead is at least four of the calling blocks (so
     /// a host's buffer-size change needs no new kernel); others run at their boundary.
@@ -92,9 +96,10 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     /// the new filter's outputs (the layout's reach), then the output fades over
     /// ``crossfadeFrames`` from the old filter's convolution to the new one's — both exact,
     /// so an impulse response swapped live neither clicks nor loses its tail.
-    public init(filter: ConvolutionFilter, channelCount: Int, threading: ConvolutionThreading = .callingThread,
+    public init(filter: ConvolutionFilter, channelCount: Int, maximumBlockFrames: Int = 8_192, threading: ConvolutionThreading = .callingThread,
                 counters: ConvolutionCounters? = nil, fadingFrom: ConvolutionFilter? = nil) {
-        precondition(channelCount >= 1)
+        precondition(channelCount >= 1 && maximumBlockFrames >= 1)
+        handover = ConvolutionHandover(channelCount: channelCount, capacity: maximumBlockFrames)
         let fadingFrom = fadingFrom.flatMap { $0 !== filter && $0.layout == filter.layout ? $0 : nil }
         self.fadingFrom = fadingFrom
         oldHeads = fadingFrom?.head
@@ -114,10 +119,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
         let largest = layout.largestPartition
         let inputCapacity = Self.powerOfTwo(atLeast: max(2 * largest, 2 * headTaps, 2))
         let outputCapacity = Self.powerOfTwo(atLeast: layout.reach + 1)
-        let levelOffsets = UnsafeMutablePointer<Int>.allocate(capacity: count)
-        var floats = 0
-        for (j, level) in layout.levels.enumerated() { levelOffsets[j] = floats; floats += level.count * 2 * (level.size + 1) }
-        delayLineFloats = floats
+        delayLineFloats = layout.levels.reduce(0) { $0 + $1.count * 2 * ($1.size + 1) }
         func block(_ count: Int, _ lists: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
             let list = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, lists))
             for c in 0..<lists {
@@ -126,6 +128,14 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
                 (list + c).initialize(to: p)
             }
             return list
+        }
+        let delayLines = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channelCount * levelCount))
+        for c in 0..<channelCount {
+            for (j, level) in layout.levels.enumerated() {
+                let floats = level.count * 2 * (level.size + 1), p = fftwf_alloc_real(floats)!
+                p.initialize(repeating: 0, count: floats)
+                (delayLines + c * levelCount + j).initialize(to: p)
+            }
         }
         let deferredFrom = layout.levels.firstIndex { $0.size >= ConvolutionThreading.deferredPartition } ?? levelCount
         let deferredLargest = deferredFrom < levelCount ? largest : 0
@@ -153,7 +163,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             levels: levels, levelCount: levelCount, channelCount: channelCount,
             input: block(2 * inputCapacity, channelCount), inputCapacity: inputCapacity,
             output: block(outputCapacity, channelCount), outputCapacity: outputCapacity,
-            delayLines: block(floats, channelCount), levelOffsets: levelOffsets,
+            delayLines: delayLines,
             spectra: filter.spectra, responseCount: filter.responseCount,
             forwardPlans: forwardPlans, inversePlans: inversePlans,
             deferredFrom: deferredFrom, results: results, windows: windows, states: states, boundaries: boundaries, flushesDenormals: flushes,
@@ -186,11 +196,12 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             if let p = s.forwardPlans[j] { FFTWPlanner.destroy(p) }
             if let p = s.inversePlans[j] { FFTWPlanner.destroy(p) }
         }
-        for c in 0..<channelCount { fftwf_free(s.input[c]); fftwf_free(s.output[c]); fftwf_free(s.delayLines[c]) }
+        for c in 0..<channelCount { fftwf_free(s.input[c]); fftwf_free(s.output[c]) }
+        for i in 0..<(channelCount * s.levelCount) { fftwf_free(s.delayLines[i]) }
         for i in 0..<((s.levelCount - s.deferredFrom) * channelCount) { fftwf_free(s.results[i]); fftwf_free(s.windows[i]) }
         s.input.deallocate(); s.output.deallocate(); s.delayLines.deallocate(); s.results.deallocate(); s.windows.deallocate()
         scratch.free()
-        s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levelOffsets.deallocate(); s.levels.deallocate()
+        s.forwardPlans.deallocate(); s.inversePlans.deallocate(); s.levels.deallocate()
         s.states.deallocate(); s.boundaries.deallocate(); s.flushesDenormals.deallocate(); s.fades.deallocate()
         if let old = s.oldOutput {
             for c in 0..<channelCount { fftwf_free(old[c]) }
@@ -200,7 +211,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             for i in 0..<((s.levelCount - s.deferredFrom) * channelCount) { fftwf_free(old[i]) }
             old.deallocate()
         }
-        fadeStart.deallocate(); oldHeadOutput.deallocate()
+        fadeStart.deallocate(); oldHeadOutput.deallocate(); handover.free()
         position.deallocate(); quiet.deallocate(); due.deallocate(); stale.deallocate()
     }
 
@@ -212,6 +223,11 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        if handover.isHandedOver {
+            handover.play(into: channels, frameCount: frameCount)
+            return
+        }
+        defer { handover.keep(channels, frameCount: frameCount) }
         let s = shared
         let b = headTaps, inMask = s.inputCapacity - 1, outMask = s.outputCapacity - 1, capacity = s.inputCapacity
         var done = 0
@@ -311,10 +327,7 @@ public struct PartitionedConvolver: ~Copyable, @unchecked Sendable {
             return false
         }
         if stale[j] {
-            for c in 0..<channelCount {
-                let line = s.delayLines[c] + s.levelOffsets[j]
-                line.update(repeating: 0, count: s.levels[j].count * 2 * (s.levels[j].size + 1))
-            }
+            for c in 0..<channelCount { s.delayLine(j, c).update(repeating: 0, count: s.lineFloats(j)) }
             stale[j] = false
         }
         s.boundaries[j] = boundary
@@ -423,7 +436,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             s.oldOutput?[c].update(repeating: 0, count: s.outputCapacity)
             for j in 0..<s.levelCount {
                 if keepingBusy && j >= s.deferredFrom && s.state(j).load(ordering: .acquiring) != ConvolutionLevels.Job.idle { stale[j] = true; continue }
-                (s.delayLines[c] + s.levelOffsets[j]).update(repeating: 0, count: s.levels[j].count * 2 * (s.levels[j].size + 1))
+                s.delayLine(j, c).update(repeating: 0, count: s.lineFloats(j))
             }
         }
     }
@@ -434,9 +447,14 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
     /// are the old filter's, both filters run on, and the crossfade starts once every level
     /// has the new filter's outputs. Otherwise (another filter, or `previous` in the middle of
     /// its own crossfade) the pending outputs are what `previous` would have played, and the
-    /// new filter takes over as its levels run. A job of `previous` still being computed is
-    /// posted again here (its delay-line slot and result are the job's to write, so they are
-    /// not copied).
+    /// new filter takes over as its levels run.
+    ///
+    /// The memory is taken, not copied (``ConvolutionHandover``): the rings, delay lines and
+    /// finished results change owner by pointer, so the cost does not grow with the response.
+    /// From then on `previous` plays this kernel's output. Copied are only a level whose job
+    /// `previous`'s worker is still computing (its slot and result are that job's to write:
+    /// the rest is copied and the job posted again here) and, when `previous` is itself in
+    /// the middle of a crossfade, the pending outputs it mixes.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
@@ -444,7 +462,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
         let s = shared, p = previous.shared
         guard p.levelCount == s.levelCount, previous.headTaps == headTaps, previous.channelCount == channelCount,
               previous.delayLineFloats == delayLineFloats, p.outputCapacity == s.outputCapacity, p.inputCapacity == s.inputCapacity,
-              p.deferredFrom == s.deferredFrom else { return }
+              p.deferredFrom == s.deferredFrom, !previous.handover.isHandedOver, !handover.isHandedOver else { return }
         for j in 0..<s.levelCount where p.levels[j] != s.levels[j] { return }
         let t0 = previous.position.pointee, outMask = s.outputCapacity - 1
         let previousFade = previous.fadeStart.pointee
@@ -453,24 +471,26 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
         func oldShare(_ q: Int) -> Float {
             previousFade < 0 ? 0 : max(0, min(1, 1 - Float(q - previousFade) / Float(Self.crossfadeFrames)))
         }
+        func swap(_ a: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, _ b: UnsafeMutablePointer<UnsafeMutablePointer<Float>>) {
+            let t = a.pointee; a.pointee = b.pointee; b.pointee = t
+        }
         var repost = false
         for c in 0..<channelCount {
-            let a = s.input[c], b = p.input[c]
-            for i in 0..<(2 * s.inputCapacity) { a[i] = b[i] }
-            let o = s.output[c], q = p.output[c]
-            if fades, let old = s.oldOutput?[c] {
-                for i in 0..<s.outputCapacity { old[i] = q[i]; o[i] = 0 }
+            swap(s.input + c, p.input + c)
+            if fades, let old = s.oldOutput {
+                swap(old + c, p.output + c)  // this kernel's own output ring is still all zeros
             } else if previousFade >= 0, let pold = p.oldOutput?[c] {
+                let o = s.output[c], q = p.output[c]
                 for i in 0..<s.outputCapacity {
                     let share = oldShare(t0 + ((i - t0) & outMask))
                     o[i] = share * pold[i] + (1 - share) * q[i]
                 }
             } else {
-                for i in 0..<s.outputCapacity { o[i] = q[i] }
+                swap(s.output + c, p.output + c)
             }
         }
         for j in 0..<s.levelCount {
-            let level = s.levels[j], bins = level.size + 1
+            let level = s.levels[j]
             s.fades[j] = fades
             // A job in flight in `previous`: its fresh slot is still being written.
             var skip = -1
@@ -478,43 +498,52 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
                 due[j] = previous.due[j]
                 stale[j] = previous.stale[j]
                 s.state(j).store(ConvolutionLevels.Job.idle, ordering: .relaxed)
-                if previous.due[j] >= 0 {
-                    let state = p.state(j).load(ordering: .acquiring)
-                    if state == ConvolutionLevels.Job.done {
-                        for c in 0..<channelCount {
-                            let r = s.result(j, c), q = p.result(j, c)
-                            if fades {
-                                let old = s.oldResult(j, c)
-                                for i in 0..<level.size { old[i] = q[i]; r[i] = 0 }
-                            } else if previousFade >= 0 && p.fades[j] {
-                                let pold = p.oldResult(j, c)
-                                for i in 0..<level.size {
-                                    let share = oldShare(previous.due[j] + i)
-                                    r[i] = share * pold[i] + (1 - share) * q[i]
-                                }
-                            } else {
-                                for i in 0..<level.size { r[i] = q[i] }
+                let state = p.state(j).load(ordering: .acquiring)
+                if previous.due[j] >= 0 && state == ConvolutionLevels.Job.done {
+                    for c in 0..<channelCount {
+                        let index = (j - s.deferredFrom) * channelCount + c
+                        if fades, let old = s.oldResults {
+                            swap(old + index, p.results + index)  // this kernel's results are zeros
+                        } else if previousFade >= 0 && p.fades[j] {
+                            let r = s.result(j, c), q = p.result(j, c), pold = p.oldResult(j, c)
+                            for i in 0..<level.size {
+                                let share = oldShare(previous.due[j] + i)
+                                r[i] = share * pold[i] + (1 - share) * q[i]
                             }
+                        } else {
+                            swap(s.results + index, p.results + index)
                         }
-                        s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
-                    } else {
-                        skip = (p.boundaries[j] / level.size) % level.count
-                        s.boundaries[j] = p.boundaries[j]
-                        for c in 0..<channelCount {
-                            let w = s.window(j, c), v = p.window(j, c)  // its worker only reads it
-                            for i in 0..<(2 * level.size) { w[i] = v[i] }
-                        }
-                        s.flushesDenormals[j] = p.flushesDenormals[j]
-                        if hasWorker {
-                            s.state(j).store(ConvolutionLevels.Job.posted, ordering: .releasing)
-                            repost = true
-                        }
+                    }
+                    s.state(j).store(ConvolutionLevels.Job.done, ordering: .relaxed)
+                } else if previous.due[j] >= 0 {
+                    // Posted or running: cancel it there if it has not started; compute it here.
+                    _ = p.state(j).compareExchange(expected: ConvolutionLevels.Job.posted, desired: ConvolutionLevels.Job.idle, ordering: .acquiringAndReleasing)
+                    skip = (p.boundaries[j] / level.size) % level.count
+                    s.boundaries[j] = p.boundaries[j]
+                    for c in 0..<channelCount {
+                        let w = s.window(j, c), v = p.window(j, c)  // its worker only reads it
+                        for i in 0..<(2 * level.size) { w[i] = v[i] }
+                    }
+                    s.flushesDenormals[j] = p.flushesDenormals[j]
+                    if hasWorker {
+                        s.state(j).store(ConvolutionLevels.Job.posted, ordering: .releasing)
+                        repost = true
                     }
                 }
             }
+            // A level `previous`'s worker may still write (a job in flight, or one given up
+            // and still running) is copied around that job's slot; every other level's memory
+            // changes owner.
+            let running = j >= s.deferredFrom ? p.state(j).load(ordering: .acquiring) : ConvolutionLevels.Job.idle
+            let busy = running != ConvolutionLevels.Job.idle && running != ConvolutionLevels.Job.done
+            let written = skip >= 0 ? skip : busy ? (p.boundaries[j] / level.size) % level.count : -1
             for c in 0..<channelCount {
-                let d = s.delayLines[c] + s.levelOffsets[j], e = p.delayLines[c] + p.levelOffsets[j]
-                for slot in 0..<level.count where slot != skip {
+                if written < 0 {
+                    swap(s.delayLines + c * s.levelCount + j, p.delayLines + c * p.levelCount + j)
+                    continue
+                }
+                let d = s.delayLine(j, c), e = p.delayLine(j, c), bins = level.size + 1
+                for slot in 0..<level.count where slot != written {
                     let from = slot * 2 * bins
                     for i in from..<(from + 2 * bins) { d[i] = e[i] }
                 }
@@ -529,6 +558,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
         // Every output from t0 + reach on is the sum of level runs made from here, all with both
         // filters: the crossfade starts there (nothing to fade while the state is silent).
         fadeStart.pointee = fades && quiet.pointee < quietFrames ? t0 + reach : -1
+        handover.connect(giver: previous.handover)
         if repost, let wake { _unsafePerformance { _ = sem_post(wake) } }
     }
 
@@ -547,7 +577,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
             for j in 0..<s.levelCount {
                 let state = j >= s.deferredFrom ? s.state(j).load(ordering: .acquiring) : ConvolutionLevels.Job.idle
                 if state == ConvolutionLevels.Job.posted || state == ConvolutionLevels.Job.running || state == ConvolutionLevels.Job.abandoned { continue }
-                bad = bad || NonFiniteScan.contains(s.delayLines[c] + s.levelOffsets[j], count: s.levels[j].count * 2 * (s.levels[j].size + 1))
+                bad = bad || NonFiniteScan.contains(s.delayLine(j, c), count: s.lineFloats(j))
                 if state == ConvolutionLevels.Job.done { bad = bad || NonFiniteScan.contains(s.result(j, c), count: s.levels[j].size) }
             }
         }

@@ -45,7 +45,7 @@ public struct RoutedConvolver: ~Copyable, @unchecked Sendable {
         precondition(!routes.isEmpty && inputCount >= 1 && outputCount >= 1 && maximumBlockFrames >= 1
                      && routes.allSatisfy { (0..<inputCount).contains($0.input) && (0..<outputCount).contains($0.output) }
                      && (0..<outputCount).allSatisfy { o in routes.contains { $0.output == o } })
-        convolver = PartitionedConvolver(filter: filter, channelCount: routes.count, threading: threading, counters: counters, fadingFrom: fadingFrom)
+        convolver = PartitionedConvolver(filter: filter, channelCount: routes.count, maximumBlockFrames: maximumBlockFrames, threading: threading, counters: counters, fadingFrom: fadingFrom)
         self.inputCount = inputCount; self.outputCount = outputCount
         self.routes = .allocate(capacity: routes.count)
         self.routes.initialize(from: routes, count: routes.count)

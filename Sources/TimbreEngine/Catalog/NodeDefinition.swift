@@ -140,9 +140,9 @@ package struct NodeLowering {
     /// Adds a convolution of every channel with `filter` (one response for all, or one each),
     /// crossfaded live from a kernel running `fadingFrom`; `latency` as for ``addKernel(_:latency:)``.
     package mutating func addConvolution(_ filter: ConvolutionFilter, fadingFrom previous: ConvolutionFilter?, latency: Int = 0) {
-        let channels = channels, (threading, counters) = convolutionThreads()
+        let channels = channels, frames = maxBlockFrames, (threading, counters) = convolutionThreads()
         addKernel(KernelRecipe(shape: KernelShape("fir", [channels] + filter.layout.levels.map(\.size), carriesState: true)) {
-            PartitionedConvolver(filter: filter, channelCount: channels, threading: threading, counters: counters, fadingFrom: previous)
+            PartitionedConvolver(filter: filter, channelCount: channels, maximumBlockFrames: frames, threading: threading, counters: counters, fadingFrom: previous)
         }, latency: latency)
     }
 
