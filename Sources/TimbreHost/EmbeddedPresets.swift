@@ -275,7 +275,8 @@ package enum EmbeddedPresets {
             "gate",
             "expander",
             "fir",
-            "convolver"
+            "convolver",
+            "delay"
           ]
         }
       },
@@ -321,6 +322,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/convolverNode"
+        },
+        {
+          "$ref": "#/$defs/delayNode"
         }
       ]
     },
@@ -1597,6 +1601,107 @@ package enum EmbeddedPresets {
         "minimum"
       ],
       "description": "absent: biquad sections (no latency, moves live); linear: one linear-phase FIR of the filter's analog magnitude (latency (taps - 1)/2, reported); minimum: the same magnitude as a minimum-phase FIR"
+    },
+    "delayNode": {
+      "additionalProperties": false,
+      "description": "An echo: the input delayed by time (ms), samples, metres (343 m/s) or a note value at a tempo (bpm), fed back at feedback % (negative: inverted) through an optional low-cut and high-cut in the loop, mixed at mix % wet. pingPong (stereo) alternates the echoes between the sides. A time change crossfades (default) or glides like a tape head (change). Whole-sample times are exact; between samples a windowed-sinc read. AVAudioUnitDelay: delayTime → time, feedback → feedback, lowPassCutoff → highCut, wetDryMix → mix.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "change": {
+          "enum": [
+            "crossfade",
+            "glide"
+          ]
+        },
+        "feedback": {
+          "default": 0,
+          "description": "%",
+          "maximum": 100,
+          "minimum": -100,
+          "type": "number"
+        },
+        "highCut": {
+          "description": "Hz",
+          "maximum": 20000,
+          "minimum": 20,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "lowCut": {
+          "description": "Hz",
+          "maximum": 20000,
+          "minimum": 20,
+          "type": "number"
+        },
+        "metres": {
+          "description": "m",
+          "maximum": 1700,
+          "minimum": 0,
+          "type": "number"
+        },
+        "mix": {
+          "default": 50,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "note": {
+          "enum": [
+            "1/1",
+            "1/1d",
+            "1/1t",
+            "1/2",
+            "1/2d",
+            "1/2t",
+            "1/4",
+            "1/4d",
+            "1/4t",
+            "1/8",
+            "1/8d",
+            "1/8t",
+            "1/16",
+            "1/16d",
+            "1/16t",
+            "1/32",
+            "1/32d",
+            "1/32t",
+            "1/64",
+            "1/64d",
+            "1/64t"
+          ]
+        },
+        "pingPong": {
+          "type": "boolean"
+        },
+        "samples": {
+          "maximum": 960000,
+          "minimum": 0,
+          "type": "number"
+        },
+        "tempo": {
+          "default": 120,
+          "description": "bpm",
+          "maximum": 400,
+          "minimum": 20,
+          "type": "number"
+        },
+        "time": {
+          "default": 500,
+          "description": "ms",
+          "maximum": 5000,
+          "minimum": 0,
+          "type": "number"
+        },
+        "type": {
+          "const": "delay"
+        }
+      },
+      "type": "object"
     }
   },
   "oneOf": [

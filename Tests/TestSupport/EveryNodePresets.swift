@@ -18,7 +18,8 @@ public enum EveryNodePresets {
       {"type": "compressor", "id": "comp", "threshold": -30, "ratio": 3, "detector": "rms", "window": 5, "lookahead": 1, "link": 50},
       {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
       {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50},
-      {"type": "fir", "id": "fir", "coefficients": \(firTaps)}
+      {"type": "fir", "id": "fir", "coefficients": \(firTaps)},
+      {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"}
     ]}
     """
 

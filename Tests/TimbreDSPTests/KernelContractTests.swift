@@ -91,6 +91,8 @@ import TimbreTestSignals
         let taps = (0..<1_500).map { Float(($0 % 3 == 0 ? 0.4 : -0.3) * exp(-Double($0) / 300)) }
         let filter = ConvolutionFilter(responses: [taps], layout: PartitionLayout(length: taps.count, headTaps: 32, maximumPartition: 256))
         try Self.all("PartitionedConvolver", { PartitionedConvolver(filter, format: Self.format) })
+        let lp = FilterDesign(type: .lowPass, frequencyHz: 3_000).sections(sampleRate: 48_000)[0]
+        try Self.all("EchoDelay", { EchoDelay(.init(delayFrames: 777.25, feedback: 0.7, mix: 0.5, highCut: lp), format: Self.format) })
     }
 
     @Test func dynamics() throws {

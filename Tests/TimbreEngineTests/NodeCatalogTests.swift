@@ -33,6 +33,7 @@ import TimbreTestSupport
         "expander": #"{"type": "expander", "threshold": -35, "ratio": 3, "range": 25}"#,
         "fir": #"{"type": "fir", "coefficients": [[0.5, 0.25, -0.125], [1]], "gain": -3}"#,
         "convolver": #"{"type": "convolver", "file": "hall.wav", "normalize": "energy", "gain": -2, "predelay": 12, "mix": 35, "width": 130, "trim": -80}"#,
+        "delay": #"{"type": "delay", "note": "1/8d", "tempo": 96, "feedback": 45, "mix": 30, "lowCut": 120, "highCut": 5000, "pingPong": true, "change": "glide"}"#,
     ]
 
     static func decode(_ node: String, id: String = "n") throws -> Preset {

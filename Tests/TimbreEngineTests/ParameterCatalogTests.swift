@@ -128,7 +128,8 @@ import TimbreEngine
                                          ("pitch", #"{"type": "pitch", "id": "n"}"#), ("compressor", #"{"type": "compressor", "id": "n", "detector": "rms"}"#),
                                          ("limiter", #"{"type": "limiter", "id": "n"}"#), ("gate", #"{"type": "gate", "id": "n"}"#),
                                          ("peak", #"{"type": "peak", "id": "n"}"#), ("highpass", #"{"type": "highpass", "id": "n"}"#),
-                                         ("eq", #"{"type": "eq", "id": "n"}"#)]
+                                         ("eq", #"{"type": "eq", "id": "n"}"#),
+                                         ("delay", #"{"type": "delay", "id": "n", "lowCut": 100, "highCut": 8000}"#)]
         var checked = 0
         for (type, json) in nodes {
             let definition = try #require(NodeCatalog.definition(forType: type))
@@ -138,6 +139,7 @@ import TimbreEngine
                 if type == "gain" && spec.key == "volume" { continue }  // gain and volume are one value
                 if type == "highpass" && spec.key == "q" { continue }    // a q changes a slope into one section: structure
                 if spec.key == "taps" { continue }  // a FIR eq's or filter's length (whole taps, with a phase): structure
+                if type == "delay" && ["samples", "metres", "tempo"].contains(spec.key) { continue }  // the time's other forms: DelayNodeTests
                 let engine = try LiveEngine(document: LiveEngineTests.document(json), sampleRate: 48_000, inputChannelCount: 1, outputChannelCount: 1)
                 let key = spec.key.replacingOccurrences(of: "[]", with: "[2]")
                 let value = spec.name == "fftSize" ? 8192 : spec.range.lowerBound + (spec.range.upperBound - spec.range.lowerBound) * 0.37

@@ -18,6 +18,7 @@ package enum NodeCatalog {
         GateNode.self,
         FIRNode.self,
         ConvolverNode.self,
+        DelayNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
@@ -46,6 +47,10 @@ extension NodeDefinition {
     static func lower(any p: any NodeParameters, into node: inout NodeLowering) throws(PresetError) { try lower(p as! Parameters, into: &node) }
     static func response(ofAny p: any NodeParameters, sampleRate: Double) -> NodeResponse { response(of: p as! Parameters, sampleRate: sampleRate) }
     static func summary(ofAny p: any NodeParameters) -> String { summary(of: p as! Parameters) }
+    static func liveValues(fromAny old: any NodeParameters, to new: any NodeParameters, sampleRate: Double) -> [Double]? {
+        guard let old = old as? Parameters, let new = new as? Parameters else { return nil }
+        return liveValues(from: old, to: new, sampleRate: sampleRate)
+    }
     static func decodeAny(type: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> any NodeParameters {
         try decode(type: type, &o, path: path)
     }

@@ -26,6 +26,10 @@ package protocol NodeDefinition: Sendable {
     static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse
     /// One line a user recognises, without the id and bypass mark.
     static func summary(of parameters: Parameters) -> String
+    /// The values a live edit from `old` to `new` moves inside the running kernel (what the
+    /// node's ``ValuesMotion`` carries), or nil when the edit changes its structure and needs a
+    /// new plan. Default: nil.
+    static func liveValues(from old: Parameters, to new: Parameters, sampleRate: Double) -> [Double]?
 }
 
 /// How a node shapes the frequency response.
@@ -41,6 +45,7 @@ package enum NodeResponse {
 extension NodeDefinition {
     package static func response(of parameters: Parameters, sampleRate: Double) -> NodeResponse { .unchanged }
     package static var schemaEntry: NodeSchemaEntry? { nil }
+    package static func liveValues(from old: Parameters, to new: Parameters, sampleRate: Double) -> [Double]? { nil }
 }
 
 /// What a node's lowering reads and produces: the plan's format, the node's key and path,

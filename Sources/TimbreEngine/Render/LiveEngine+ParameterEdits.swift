@@ -65,6 +65,10 @@ extension LiveEngine {
                 settingsMoves.append((motion, LimiterStep.motionValues(y, sampleRate: sampleRate)))
                 continue
             }
+            if let motion = plan.valuesMotions[b.path], let moved = b.kind.definition.liveValues(fromAny: a.kind.parameters, to: b.kind.parameters, sampleRate: sampleRate) {
+                settingsMoves.append((motion, moved))
+                continue
+            }
             if let motion = plan.valueMotions[b.path] {
                 if let g = b.kind.settings(as: GainSettings.self), a.kind.settings(as: GainSettings.self) != nil { values.append((motion, g.linear)); continue }
                 if let p = b.kind.settings(as: PanSettings.self), a.kind.settings(as: PanSettings.self) != nil { values.append((motion, p.pan)); continue }
