@@ -186,6 +186,7 @@ bench-compare: build static bench-deps
 	python3 scripts/bench-compare-loudnorm.py $(STATIC_BIN)
 	python3 scripts/bench-compare-dynamics.py $(STATIC_BIN)
 	python3 scripts/bench-compare-convolution.py $(STATIC_BIN)
+	python3 scripts/bench-compare-effects.py $(STATIC_BIN)
 
 clean:
 	rm -rf .build .build-rtsan .build-tsan out

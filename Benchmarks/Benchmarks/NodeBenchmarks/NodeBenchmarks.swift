@@ -96,6 +96,8 @@ let moreNodes: [(String, String)] = [
     ("expander (2:1)", #"{"type": "expander", "threshold": -40}"#),
     ("fir 4,096 taps (zero latency)", firNode(taps: 4_096)),
     ("fir 65,536 taps (room correction, zero latency)", firNode(taps: 65_536)),
+    ("delay 375 ms, feedback 50 %, cuts (whole frames)", #"{"type": "delay", "time": 375, "feedback": 50, "lowCut": 100, "highCut": 6000}"#),
+    ("delay 12.3456 ms (between frames: windowed sinc)", #"{"type": "delay", "time": 12.3456, "feedback": 30}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),

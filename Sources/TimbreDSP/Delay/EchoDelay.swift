@@ -60,6 +60,8 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
     /// The running state (``State``), one allocation.
     let state: UnsafeMutablePointer<State>
     let crossfadeFrames: Int
+    /// The new read's share through a crossfade: 0.5 − 0.5 cos(π k / frames) (Hann).
+    let fadeCurve: UnsafeMutablePointer<Float>
     let glideCoefficient: Double
     let rampFrames: Int
 
@@ -72,6 +74,8 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
         var target: Values
         var lowCut: BiquadCoefficients
         var highCut: BiquadCoefficients
+        /// Both cuts off (identity sections): the loop passes the read as it is.
+        var filtersOff: Bool
         var feedback: LinearRamp
         var wet: LinearRamp
         var dry: LinearRamp
@@ -95,21 +99,28 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
         filterState = .allocate(capacity: 4 * channelCount)
         filterState.initialize(repeating: 0, count: 4 * channelCount)
         crossfadeFrames = max(1, Int((Self.crossfadeSeconds * sampleRate).rounded()))
+        fadeCurve = .allocate(capacity: crossfadeFrames)
+        for k in 0..<crossfadeFrames { (fadeCurve + k).initialize(to: Float(0.5 - 0.5 * cos(Double.pi * Double(k) / Double(crossfadeFrames)))) }
         glideCoefficient = 1 - exp(-1 / (Self.glideSeconds * sampleRate))
         rampFrames = max(1, Int((Self.rampSeconds * sampleRate).rounded()))
         let d = Self.clamped(values.delayFrames, maximumDelayFrames)
         state = .allocate(capacity: 1)
         state.initialize(to: State(delay: d, oldDelay: d, target: values, lowCut: values.lowCut, highCut: values.highCut,
+                                   filtersOff: Self.passes(values.lowCut) && Self.passes(values.highCut),
                                    feedback: LinearRamp(value: Float(values.feedback)), wet: LinearRamp(value: Float(values.mix)),
                                    dry: LinearRamp(value: Float(1 - values.mix))))
     }
 
     deinit {
         for k in 0..<channelCount { rings[k].deallocate() }
-        rings.deallocate(); filterState.deallocate(); state.deallocate()
+        rings.deallocate(); filterState.deallocate(); state.deallocate(); fadeCurve.deallocate()
     }
 
     static func clamped(_ frames: Double, _ maximum: Int) -> Double { min(max(frames, 1), Double(maximum)) }
+
+    /// True for the identity section (compared by value: no global is touched on the audio thread).
+    @inline(__always)
+    static func passes(_ c: BiquadCoefficients) -> Bool { c.b0 == 1 && c.b1 == 0 && c.b2 == 0 && c.a1 == 0 && c.a2 == 0 }
 
     /// Moves to new values (audio thread, at a block's start): the time by crossfade or
     /// glide, feedback and mix by 25 ms ramps, the loop filters at once.
@@ -122,6 +133,7 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
         state.pointee.target = v
         state.pointee.lowCut = v.lowCut
         state.pointee.highCut = v.highCut
+        state.pointee.filtersOff = Self.passes(v.lowCut) && Self.passes(v.highCut)
         state.pointee.feedback.setTarget(Float(v.feedback), frames: rampFrames)
         state.pointee.wet.setTarget(Float(v.mix), frames: rampFrames)
         state.pointee.dry.setTarget(Float(1 - v.mix), frames: rampFrames)
@@ -168,7 +180,7 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
             s.oldDelay = s.delay; s.delay = target; s.fade = 0
         }
         var share: Float = 1
-        if s.fade >= 0 { share = Float(0.5 - 0.5 * cos(Double.pi * Double(s.fade) / Double(crossfadeFrames))) }
+        if s.fade >= 0 { share = fadeCurve[s.fade] }
         let gains = (share, s.feedback.value(at: 0), s.wet.value(at: 0), s.dry.value(at: 0))
         s.feedback.advance(by: 1); s.wet.advance(by: 1); s.dry.advance(by: 1)
         return gains
@@ -200,6 +212,7 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
     #endif
     @inline(__always)
     func loop(_ c: Int, _ r: Float, _ s: State) -> Float {
+        if s.filtersOff { return r }
         let z = filterState + 4 * c, hp = s.lowCut, lp = s.highCut, u = Double(r)
         let a = hp.b0 * u + z[0]
         z[0] = hp.b1 * u - hp.a1 * a + z[1]; z[1] = hp.b2 * u - hp.a2 * a
@@ -287,7 +300,7 @@ extension EchoDelay {
                 to[at] = value; to[at + capacity] = value
             }
         }
-        filterState.update(from: previous.filterState, count: 4 * channelCount)
+        for k in 0..<(4 * channelCount) { filterState[k] = previous.filterState[k] }
         let values = state.pointee.target
         state.pointee = p
         state.pointee.delay = Self.clamped(p.delay, maximumDelayFrames)

@@ -120,24 +120,28 @@ package enum DelayNode: NodeDefinition {
     package static func decode(type _: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> DelaySettings {
         var s = DelaySettings()
         var given: [String] = []
-        if let f = try o.optional("time") { s.time = .milliseconds(try f.number(in: Range.time, unit: "ms")); given.append("time") }
-        if let f = try o.optional("samples") { s.time = .samples(try f.number(in: Range.samples, unit: "")); given.append("samples") }
-        if let f = try o.optional("metres") { s.time = .metres(try f.number(in: Range.metres, unit: "m")); given.append("metres") }
+        var time = DelaySettings.Time.milliseconds(500)
+        if let f = try o.optional("time") { time = .milliseconds(try f.number(in: Range.time, unit: "ms")); given.append("time") }
+        if let f = try o.optional("samples") { time = .samples(try f.number(in: Range.samples, unit: "")); given.append("samples") }
+        if let f = try o.optional("metres") { time = .metres(try f.number(in: Range.metres, unit: "m")); given.append("metres") }
         let tempoField = try o.optional("tempo")
         if let f = try o.optional("note") {
             let value = try f.string()
-            guard noteFraction(value) != nil else {
+            guard let fraction = noteFraction(value) else {
                 throw PresetError(path: f.path, "\"\(value)\" is not a note value (allowed 1/1 … 1/64, dotted as 1/8d, triplet as 1/8t)")
             }
-            s.time = .note(value, tempo: try tempoField?.number(in: Range.tempo, unit: "bpm") ?? 120)
+            let tempo = try tempoField?.number(in: Range.tempo, unit: "bpm") ?? 120
+            let ms = fraction * 4 * 60_000 / tempo
+            if ms > maximumMilliseconds {
+                throw PresetError(path: f.path, "\(value) at \(SummaryFormat.number(tempo)) bpm is \(Int(ms.rounded())) ms, longer than the \(Int(maximumMilliseconds)) ms a delay holds")
+            }
+            time = .note(value, tempo: tempo)
             given.append("note")
         } else if let t = tempoField {
             throw PresetError(path: t.path, "a tempo needs a note value (\"note\": \"1/8\")")
         }
         if given.count > 1 { throw PresetError(path: path, "give one of time, samples, metres and note (given: \(given.joined(separator: ", ")))") }
-        if s.milliseconds > maximumMilliseconds {
-            throw PresetError(path: path + ".note", String(format: "%@ at %g bpm is %.0f ms, longer than the %.0f ms a delay holds", s.noteValue ?? "", s.tempo ?? 0, s.milliseconds, maximumMilliseconds))
-        }
+        s.time = time
         if let f = try o.optional("feedback") { s.feedbackPercent = try f.number(in: Range.feedback, unit: "%") }
         if let f = try o.optional("mix") { s.mixPercent = try f.number(in: Range.mix, unit: "%") }
         if let f = try o.optional("lowCut") { s.lowCutHz = try f.number(in: ParameterRanges.frequencyHz, unit: "Hz") }
@@ -207,11 +211,6 @@ package enum DelayNode: NodeDefinition {
         if s.change == .glide { text += ", glide" }
         return text
     }
-}
-
-extension DelaySettings {
-    var noteValue: String? { if case .note(let v, _) = time { return v }; return nil }
-    var tempo: Double? { if case .note(_, let t) = time { return t }; return nil }
 }
 
 /// A `delay` node's step: the echo, its values moved in place in a live plan.
