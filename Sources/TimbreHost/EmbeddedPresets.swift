@@ -276,7 +276,12 @@ package enum EmbeddedPresets {
             "expander",
             "fir",
             "convolver",
-            "delay"
+            "delay",
+            "stereo",
+            "tremolo",
+            "autopan",
+            "chorus",
+            "flanger"
           ]
         }
       },
@@ -325,6 +330,15 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/delayNode"
+        },
+        {
+          "$ref": "#/$defs/stereoNode"
+        },
+        {
+          "$ref": "#/$defs/tremoloNode"
+        },
+        {
+          "$ref": "#/$defs/chorusNode"
         }
       ]
     },
@@ -1699,6 +1713,242 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "delay"
+        }
+      },
+      "type": "object"
+    },
+    "chorusNode": {
+      "additionalProperties": false,
+      "description": "Modulated delay lines: voices taps (chorus 3, flanger 1) swinging depth ms (chorus 3, flanger 2) each side of centre ms (chorus 15, flanger 2.5) at rate Hz (chorus 0.8, flanger 0.25) or a note value per cycle at a tempo, the voices spread over the cycle, the channels phase ° apart (90); their mean fed back at feedback % (chorus 0, flanger 50) and mixed at mix %. Four-point Lagrange reads: no click at any depth or rate.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "centre": {
+          "description": "ms",
+          "maximum": 50,
+          "minimum": 0.1,
+          "type": "number"
+        },
+        "depth": {
+          "description": "ms",
+          "maximum": 20,
+          "minimum": 0,
+          "type": "number"
+        },
+        "feedback": {
+          "description": "%",
+          "maximum": 95,
+          "minimum": -95,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 50,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "note": {
+          "enum": [
+            "1/1",
+            "1/1d",
+            "1/1t",
+            "1/2",
+            "1/2d",
+            "1/2t",
+            "1/4",
+            "1/4d",
+            "1/4t",
+            "1/8",
+            "1/8d",
+            "1/8t",
+            "1/16",
+            "1/16d",
+            "1/16t",
+            "1/32",
+            "1/32d",
+            "1/32t",
+            "1/64",
+            "1/64d",
+            "1/64t"
+          ]
+        },
+        "phase": {
+          "default": 90,
+          "description": "°",
+          "maximum": 180,
+          "minimum": 0,
+          "type": "number"
+        },
+        "rate": {
+          "description": "Hz",
+          "maximum": 10,
+          "minimum": 0.01,
+          "type": "number"
+        },
+        "shape": {
+          "enum": [
+            "sine",
+            "triangle",
+            "square",
+            "saw-up",
+            "saw-down"
+          ]
+        },
+        "tempo": {
+          "default": 120,
+          "description": "bpm",
+          "maximum": 400,
+          "minimum": 20,
+          "type": "number"
+        },
+        "type": {
+          "enum": [
+            "chorus",
+            "flanger"
+          ]
+        },
+        "voices": {
+          "maximum": 8,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    },
+    "stereoNode": {
+      "additionalProperties": false,
+      "description": "Stereo tools on a stereo chain, in this order: swap the sides, invert the polarity of either side (invertLeft, invertRight), scale mid and side (midGain, sideGain in dB; width % scales the side again: 0 mono, 200 twice as wide), balance (−1 turns the right off, +1 the left), mono (both sides (L + R)/2, a mono check). One 2 × 2 matrix; every change, switches included, ramps over 25 ms live.",
+      "properties": {
+        "balance": {
+          "default": 0,
+          "maximum": 1,
+          "minimum": -1,
+          "type": "number"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "invertLeft": {
+          "type": "boolean"
+        },
+        "invertRight": {
+          "type": "boolean"
+        },
+        "midGain": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 24,
+          "minimum": -24,
+          "type": "number"
+        },
+        "mono": {
+          "type": "boolean"
+        },
+        "sideGain": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 24,
+          "minimum": -24,
+          "type": "number"
+        },
+        "swap": {
+          "type": "boolean"
+        },
+        "type": {
+          "const": "stereo"
+        },
+        "width": {
+          "default": 100,
+          "description": "%",
+          "maximum": 200,
+          "minimum": 0,
+          "type": "number"
+        }
+      },
+      "type": "object"
+    },
+    "tremoloNode": {
+      "additionalProperties": false,
+      "description": "A level swung by a low-frequency oscillator: rate in Hz (tremolo 5, autopan 0.5) or a note value per cycle at a tempo (tempo sync), depth % (how far the level dips; tremolo 50, autopan 100), shape, phase ° between the channels' oscillators (tremolo 0, autopan 180: one side dips while the other peaks). The oscillator's frequency is exact; rate and depth move live without a jump.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "depth": {
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "note": {
+          "enum": [
+            "1/1",
+            "1/1d",
+            "1/1t",
+            "1/2",
+            "1/2d",
+            "1/2t",
+            "1/4",
+            "1/4d",
+            "1/4t",
+            "1/8",
+            "1/8d",
+            "1/8t",
+            "1/16",
+            "1/16d",
+            "1/16t",
+            "1/32",
+            "1/32d",
+            "1/32t",
+            "1/64",
+            "1/64d",
+            "1/64t"
+          ]
+        },
+        "phase": {
+          "description": "°",
+          "maximum": 180,
+          "minimum": 0,
+          "type": "number"
+        },
+        "rate": {
+          "description": "Hz",
+          "maximum": 20,
+          "minimum": 0.05,
+          "type": "number"
+        },
+        "shape": {
+          "enum": [
+            "sine",
+            "triangle",
+            "square",
+            "saw-up",
+            "saw-down"
+          ]
+        },
+        "tempo": {
+          "default": 120,
+          "description": "bpm",
+          "maximum": 400,
+          "minimum": 20,
+          "type": "number"
+        },
+        "type": {
+          "enum": [
+            "tremolo",
+            "autopan"
+          ]
         }
       },
       "type": "object"

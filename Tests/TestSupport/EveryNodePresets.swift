@@ -19,7 +19,10 @@ public enum EveryNodePresets {
       {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
       {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50},
       {"type": "fir", "id": "fir", "coefficients": \(firTaps)},
-      {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"}
+      {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
+      {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
+      {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "ap2", "note": "1/2", "tempo": 100},
+      {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5}
     ]}
     """
 

@@ -41,6 +41,9 @@ public struct RandomPresets {
         return resolved
     }
 
+    /// Keys that give the same thing in different forms: a node takes one of each group.
+    static let alternatives: [Set<String>] = [["time", "samples", "metres", "note", "rate"]]
+
     /// A random node of `type` as a JSON object (`id` and `bypass` left out; keys that name
     /// other channels left out).
     public func node(type: String, using rng: inout SeededRandom) -> [String: Any] {
@@ -67,6 +70,9 @@ public struct RandomPresets {
             if key == "sampleRate" && (object["file"] as? String)?.hasSuffix(".wav") == true { continue }
             if key == "taps" && properties["phase"] != nil && object["phase"] == nil { continue }
             if forbiddenTogether.contains(key), forbiddenTogether.contains(where: { object[$0] != nil }) { continue }
+            // One form of a time (delay) or rate (tremolo, chorus); a tempo only with a note.
+            if let group = Self.alternatives.first(where: { $0.contains(key) }), group.contains(where: { object[$0] != nil }) { continue }
+            if key == "tempo" && object["note"] == nil { continue }
             if key == "coefficients" { object[key] = Self.taps(using: &rng); continue }
             object[key] = value(Self.resolve(properties[key] as! [String: Any], in: definitions), using: &rng)
         }

@@ -98,6 +98,9 @@ let moreNodes: [(String, String)] = [
     ("fir 65,536 taps (room correction, zero latency)", firNode(taps: 65_536)),
     ("delay 375 ms, feedback 50 %, cuts (whole frames)", #"{"type": "delay", "time": 375, "feedback": 50, "lowCut": 100, "highCut": 6000}"#),
     ("delay 12.3456 ms (between frames: windowed sinc)", #"{"type": "delay", "time": 12.3456, "feedback": 30}"#),
+    ("chorus (3 voices)", #"{"type": "chorus"}"#),
+    ("flanger (feedback 50 %)", #"{"type": "flanger"}"#),
+    ("tremolo (sine)", #"{"type": "tremolo"}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),

@@ -449,7 +449,7 @@ extension PartitionedConvolver: InPlaceAudioKernel, ContinuableAudioKernel {
     /// its own crossfade) the pending outputs are what `previous` would have played, and the
     /// new filter takes over as its levels run.
     ///
-    /// The memory is taken, not copied (``ConvolutionHandover``): the rings, delay lines and
+    /// The memory is taken, not copied (`ConvolutionHandover`): the rings, delay lines and
     /// finished results change owner by pointer, so the cost does not grow with the response.
     /// From then on `previous` plays this kernel's output. Copied are only a level whose job
     /// `previous`'s worker is still computing (its slot and result are that job's to write:

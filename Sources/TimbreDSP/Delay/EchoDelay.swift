@@ -57,7 +57,7 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
     let capacity: Int
     /// Per channel: low-cut z1, z2, high-cut z1, z2 (transposed direct form II).
     let filterState: UnsafeMutablePointer<Double>
-    /// The running state (``State``), one allocation.
+    /// The running state (`State`), one allocation.
     let state: UnsafeMutablePointer<State>
     let crossfadeFrames: Int
     /// The new read's share through a crossfade: 0.5 − 0.5 cos(π k / frames) (Hann).

@@ -19,6 +19,9 @@ package enum NodeCatalog {
         FIRNode.self,
         ConvolverNode.self,
         DelayNode.self,
+        StereoNode.self,
+        TremoloNode.self,
+        ChorusNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

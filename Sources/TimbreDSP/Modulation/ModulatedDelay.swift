@@ -1,0 +1,182 @@
+import Foundation
+
+/// Chorus and flanger: each channel's input read back through `voices` delay taps whose
+/// times swing around a centre with a ``LowFrequencyOscillator`` (the voices' oscillators
+/// spread evenly over a cycle, each channel's `stereoPhase` cycles on from the previous),
+/// the taps' mean fed back into the line, and mixed with the dry input (Zölzer, DAFX §3.3:
+/// the chorus and flanger as modulated delay lines).
+///
+/// ```
+/// d_v(n) = centre + depth · (2·lfo(φ + v/voices + c·stereoPhase) − 1),  never under 2 frames
+/// w(n) = x(n) + feedback · mean_v line(n − d_v(n)),   y(n) = (1 − mix)·x(n) + mix · mean_v line(n − d_v(n))
+/// ```
+///
+/// The moving reads are four-point Lagrange (third order: smooth in the read position, so
+/// the sweep has no clicks at any depth or rate; its high-frequency droop at a half-frame
+/// position is about −1 dB at 0.4 × the rate, the colour every modulated delay has). Depth,
+/// centre, feedback and mix ramp over 25 ms when they change; a rate change keeps the phase.
+/// Per frame at absolute positions: the same output for every block size.
+public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
+    /// The numbers a live edit moves (frames and fractions).
+    public struct Values: Sendable, Equatable {
+        public var rateHz: Double
+        public var centreFrames: Double
+        public var depthFrames: Double
+        public var feedback: Double
+        public var mix: Double
+        public init(rateHz: Double, centreFrames: Double, depthFrames: Double, feedback: Double, mix: Double) {
+            self.rateHz = rateHz; self.centreFrames = centreFrames; self.depthFrames = depthFrames; self.feedback = feedback; self.mix = mix
+        }
+    }
+
+    public let channelCount: Int
+    public let voices: Int
+    public let stereoPhase: Double
+    public let sampleRate: Double
+    /// Frames the ring holds (a power of two, at least the longest read and 4).
+    let capacity: Int
+    let rings: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let state: UnsafeMutablePointer<State>
+    let rampFrames: Int
+
+    struct State {
+        var position = 0
+        var oscillator: LowFrequencyOscillator
+        var centre: LinearRamp
+        var depth: LinearRamp
+        var feedback: LinearRamp
+        var wet: LinearRamp
+        var dry: LinearRamp
+    }
+
+    /// The longest read `values` may ever ask for is `maximumFrames` (centre + depth).
+    public init(values: Values, shape: LowFrequencyOscillator.Shape, voices: Int, stereoPhase: Double, sampleRate: Double,
+                channelCount: Int, maximumFrames: Int) {
+        precondition(voices >= 1 && channelCount >= 1 && maximumFrames >= 1)
+        self.channelCount = channelCount; self.voices = voices; self.stereoPhase = stereoPhase; self.sampleRate = sampleRate
+        var c = 4
+        while c < maximumFrames + 8 { c *= 2 }
+        capacity = c
+        rings = .allocate(capacity: channelCount)
+        for k in 0..<channelCount {
+            let ring = UnsafeMutablePointer<Float>.allocate(capacity: c)
+            ring.initialize(repeating: 0, count: c)
+            (rings + k).initialize(to: ring)
+        }
+        rampFrames = max(1, Int((GainKernel.defaultRampSeconds * sampleRate).rounded()))
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(oscillator: LowFrequencyOscillator(shape: shape, frequencyHz: values.rateHz, sampleRate: sampleRate),
+                                   centre: LinearRamp(value: Float(values.centreFrames)), depth: LinearRamp(value: Float(values.depthFrames)),
+                                   feedback: LinearRamp(value: Float(values.feedback)), wet: LinearRamp(value: Float(values.mix)),
+                                   dry: LinearRamp(value: Float(1 - values.mix))))
+    }
+
+    deinit {
+        for k in 0..<channelCount { rings[k].deallocate() }
+        rings.deallocate(); state.deallocate()
+    }
+
+    /// Moves to new values (audio thread, at a block's start).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func retune(_ v: Values) {
+        state.pointee.oscillator.setFrequency(v.rateHz, sampleRate: sampleRate)
+        state.pointee.centre.setTarget(Float(v.centreFrames), frames: rampFrames)
+        state.pointee.depth.setTarget(Float(v.depthFrames), frames: rampFrames)
+        state.pointee.feedback.setTarget(Float(v.feedback), frames: rampFrames)
+        state.pointee.wet.setTarget(Float(v.mix), frames: rampFrames)
+        state.pointee.dry.setTarget(Float(1 - v.mix), frames: rampFrames)
+    }
+
+    /// Channel c's line `delay` frames (≥ 2) behind the frame about to be written: four-point Lagrange.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func read(_ c: Int, delay: Double, at position: Int) -> Float {
+        let ring = rings[c], mask = capacity - 1
+        let d = min(max(delay, 2), Double(capacity - 4))
+        let whole = Int(d), phi = Float(1 - (d - Double(whole)))
+        // Between base = position − whole − 1 and base + 1, φ past base (φ = 1: base + 1 itself).
+        let base = position - whole - 1
+        let ym = ring[(base - 1) & mask], y0 = ring[base & mask], y1 = ring[(base + 1) & mask], y2 = ring[(base + 2) & mask]
+        let p = phi
+        return -p * (p - 1) * (p - 2) / 6 * ym + (p + 1) * (p - 1) * (p - 2) / 2 * y0
+            - (p + 1) * p * (p - 2) / 2 * y1 + (p + 1) * p * (p - 1) / 6 * y2
+    }
+
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let start = state.pointee
+        var s = start
+        let mask = capacity - 1, scale = 1 / Float(voices)
+        for c in 0..<channelCount {
+            // Each channel replays the same motion from the block's start.
+            s = start
+            let x = channels[c], ring = rings[c]
+            for i in 0..<frameCount {
+                let centre = Double(s.centre.value(at: i)), depth = Double(s.depth.value(at: i))
+                var sum: Float = 0
+                for v in 0..<voices {
+                    let u = s.oscillator.value(offset: Double(v) / Double(voices) + Double(c) * stereoPhase)
+                    sum += read(c, delay: centre + depth * (2 * u - 1), at: s.position)
+                }
+                let wet = sum * scale, input = x[i]
+                ring[s.position & mask] = input + s.feedback.value(at: i) * wet
+                x[i] = s.dry.value(at: i) * input + s.wet.value(at: i) * wet
+                s.position += 1
+                s.oscillator.phase += s.oscillator.increment
+                if s.oscillator.phase >= 1 { s.oscillator.phase -= 1 }
+            }
+        }
+        s.centre.advance(by: frameCount); s.depth.advance(by: frameCount); s.feedback.advance(by: frameCount)
+        s.wet.advance(by: frameCount); s.dry.advance(by: frameCount)
+        state.pointee = s
+    }
+}
+
+extension ModulatedDelay {
+    /// Silence before, the oscillator at its start.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func reset() {
+        for c in 0..<channelCount { rings[c].update(repeating: 0, count: capacity) }
+        state.pointee.position = 0
+        state.pointee.oscillator.phase = 0
+    }
+
+    /// Takes over `previous`'s line, phase and ramps, then moves to this kernel's values.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueState(from previous: borrowing ModulatedDelay) {
+        guard previous.channelCount == channelCount, previous.capacity == capacity else { return }
+        for c in 0..<channelCount {
+            let to = rings[c], from = previous.rings[c]
+            for k in 0..<capacity { to[k] = from[k] }
+        }
+        let p = previous.state.pointee, shape = state.pointee.oscillator.shape
+        let values = Values(rateHz: state.pointee.oscillator.increment * sampleRate, centreFrames: Double(state.pointee.centre.target),
+                            depthFrames: Double(state.pointee.depth.target), feedback: Double(state.pointee.feedback.target), mix: Double(state.pointee.wet.target))
+        state.pointee = p
+        state.pointee.oscillator.shape = shape
+        retune(values)
+    }
+
+    /// Clears the line if NaN or infinity reached it; true when it did.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        var bad = false
+        for c in 0..<channelCount where !bad { bad = NonFiniteScan.contains(rings[c], count: capacity) }
+        guard bad else { return false }
+        for c in 0..<channelCount { rings[c].update(repeating: 0, count: capacity) }
+        return true
+    }
+}
