@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Timbre's effect nodes beside pedalboard, sox and ffmpeg, same material, same run (issue #38).
-So far: the `delay` node.
+"""Timbre's effect nodes beside pedalboard, sox, ffmpeg and LV2 plugins, same material, same
+run (issue #38). So far: the `delay` and `distortion` nodes.
 
 Cost: ns per stereo frame, from the CPU time (user + system) of processing 60 s of stereo
 48 kHz float noise, medians of 5 runs, less the same command with nothing in it (`timbre
@@ -16,6 +16,15 @@ of the sine's own largest step (2π·440/48,000 of its amplitude): 1 is no click
 Timbre's figures come from the same sweep through its kernel (`EchoDelayTests`, printed
 there); pedalboard's from its `Delay` processed block by block with `reset=False` and its
 `delay_seconds` set before each block. sox and ffmpeg cannot change a delay while running.
+
+Distortion: aliasing — a 5 kHz sine (−6 dBFS) driven +24 dB at 48 kHz; every component off
+the harmonics falls on a whole kHz (gcd(5,000, 48,000) = 1,000), so the spectrum of the
+second second (rfft of 48,000 samples, 1 Hz bins, no window needed: everything is periodic in
+it) reads each alias exactly; the figure is the strongest non-harmonic component relative to
+the fundamental. Timbre `distortion` (soft = tanh, at its default 8× oversampling, and at 1×);
+pedalboard `Distortion(drive_db=24)` (tanh, not oversampled); sox `overdrive 24`; Calf
+Saturator through Timbre's LV2 host (input gain +24 dB, its default saturation). Cost as for
+the delay (60 s of stereo noise at −18 dBFS, CPU time less the empty command).
 
 Usage: bench-compare-effects.py path/to/timbre
 """
@@ -111,5 +120,66 @@ def main():
     print("  sox echos, ffmpeg aecho: no time change while running")
 
 
+def spectrum_alias_db(y):
+    """The strongest non-harmonic component of 5 kHz over the fundamental, dB, from the second second."""
+    seg = np.asarray(y[RATE:2 * RATE], dtype=float)
+    mag = np.abs(np.fft.rfft(seg))
+    fundamental = mag[5000]
+    off = [mag[k] for k in range(1000, 24000, 1000) if k % 5000 != 0]
+    return 20 * np.log10(max(off) / fundamental)
+
+
+def read_f32(path):
+    raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", path, "-f", "f32le", "-ac", "1", "-"], check=True, capture_output=True).stdout
+    return np.frombuffer(raw, dtype=np.float32)
+
+
+def distortion():
+    sine = os.path.join(work, "sine5k.wav")
+    x = (0.5 * np.sin(2 * np.pi * 5000 * np.arange(3 * RATE) / RATE)).astype(np.float32)
+    with open(os.path.join(work, "sine.f32"), "wb") as f:
+        f.write(x.tobytes())
+    run(["sox", "-t", "f32", "-r", str(RATE), "-c", "1", os.path.join(work, "sine.f32"), "-e", "floating-point", "-b", "32", sine])
+    noise = os.path.join(work, "noise.wav")
+    out = os.path.join(work, "dist.wav")
+    flat = preset("flat", [])
+    timbre_empty = timed([TIMBRE, "render", noise, "-o", out, "--preset", flat, "--quiet"])
+    rows = []
+
+    def timbre_row(name, node):
+        p = preset(name, [node])
+        run([TIMBRE, "render", sine, "-o", out, "--preset", p, "--quiet", "--encoding", "float"])
+        y = read_f32(out)
+        alias = spectrum_alias_db(y)
+        cost = ns_per_frame(timed([TIMBRE, "render", noise, "-o", out, "--preset", p, "--quiet"]) - timbre_empty)
+        rows.append((name, alias, cost))
+
+    timbre_row("Timbre distortion soft, 8× (default)", {"type": "distortion", "drive": 24})
+    timbre_row("Timbre distortion soft, 16×", {"type": "distortion", "drive": 24, "oversampling": 16})
+    timbre_row("Timbre distortion soft, 1× (no oversampling)", {"type": "distortion", "drive": 24, "oversampling": 1})
+    timbre_row("Calf Saturator (LV2, +24 dB in)", {"type": "plugin", "uri": "http://calf.sourceforge.net/plugins/Saturator", "controls": {"level_in": 15.85}})
+
+    import pedalboard
+    d = pedalboard.Distortion(drive_db=24)
+    y = d.process(x[None, :], RATE)[0]
+    xs = np.random.default_rng(1).standard_normal((2, SECONDS * RATE)).astype(np.float32) * 0.125
+    times = []
+    for _ in range(RUNS):
+        d = pedalboard.Distortion(drive_db=24)
+        start = time.process_time()
+        d.process(xs, RATE, buffer_size=512)
+        times.append(time.process_time() - start)
+    rows.append(("pedalboard Distortion(drive_db=24)", spectrum_alias_db(y), ns_per_frame(statistics.median(times))))
+
+    run(["sox", sine, "-e", "floating-point", "-b", "32", out, "overdrive", "24"])
+    sox_empty = timed(["sox", noise, out, "vol", "1"])
+    rows.append(("sox overdrive 24", spectrum_alias_db(read_f32(out)), ns_per_frame(timed(["sox", noise, out, "overdrive", "24"]) - sox_empty)))
+
+    print("Distortion: strongest alias of a 5 kHz sine at +24 dB drive (dB re the fundamental), and cost (ns per stereo frame):")
+    for name, alias, cost in rows:
+        print("  %-46s %7.1f dB %8.1f ns" % (name, alias, cost))
+
+
 if __name__ == "__main__":
     main()
+    distortion()

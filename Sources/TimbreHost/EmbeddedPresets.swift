@@ -281,7 +281,9 @@ package enum EmbeddedPresets {
             "tremolo",
             "autopan",
             "chorus",
-            "flanger"
+            "flanger",
+            "phaser",
+            "distortion"
           ]
         }
       },
@@ -339,6 +341,12 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/chorusNode"
+        },
+        {
+          "$ref": "#/$defs/phaserNode"
+        },
+        {
+          "$ref": "#/$defs/distortionNode"
         }
       ]
     },
@@ -1949,6 +1957,171 @@ package enum EmbeddedPresets {
             "tremolo",
             "autopan"
           ]
+        }
+      },
+      "type": "object"
+    },
+    "distortionNode": {
+      "additionalProperties": false,
+      "description": "A waveshaper: the input times drive (dB) through a curve (soft: tanh; hard: clipped at ±1; tube: asymmetric, even harmonics; foldback: folded at ±1), run at oversampling × the rate (1…16, default 8) so its harmonics above Nyquist are filtered instead of aliasing; DC blocked; a tone low-pass (Hz) after it; output gain (dB) and mix (%). Latency: the oversampling filters' (66 frames at 8×), reported.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "curve": {
+          "enum": [
+            "soft",
+            "hard",
+            "tube",
+            "foldback"
+          ]
+        },
+        "drive": {
+          "default": 12,
+          "description": "dB",
+          "maximum": 48,
+          "minimum": 0,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 100,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "output": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 12,
+          "minimum": -48,
+          "type": "number"
+        },
+        "oversampling": {
+          "enum": [
+            1,
+            2,
+            4,
+            8,
+            16
+          ]
+        },
+        "tone": {
+          "description": "Hz",
+          "maximum": 20000,
+          "minimum": 20,
+          "type": "number"
+        },
+        "type": {
+          "const": "distortion"
+        }
+      },
+      "type": "object"
+    },
+    "phaserNode": {
+      "additionalProperties": false,
+      "description": "stages first-order all-passes whose break frequency sweeps around centre Hz (depth 100 %: two octaves each side) at rate Hz or a note value per cycle at a tempo, the last stage fed back at feedback %, mixed at mix % (50: the deepest notches); the channels' oscillators phase ° apart.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "centre": {
+          "default": 800,
+          "description": "Hz",
+          "maximum": 10000,
+          "minimum": 50,
+          "type": "number"
+        },
+        "depth": {
+          "default": 50,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "feedback": {
+          "default": 0,
+          "description": "%",
+          "maximum": 95,
+          "minimum": -95,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 50,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "note": {
+          "enum": [
+            "1/1",
+            "1/1d",
+            "1/1t",
+            "1/2",
+            "1/2d",
+            "1/2t",
+            "1/4",
+            "1/4d",
+            "1/4t",
+            "1/8",
+            "1/8d",
+            "1/8t",
+            "1/16",
+            "1/16d",
+            "1/16t",
+            "1/32",
+            "1/32d",
+            "1/32t",
+            "1/64",
+            "1/64d",
+            "1/64t"
+          ]
+        },
+        "phase": {
+          "default": 90,
+          "description": "°",
+          "maximum": 180,
+          "minimum": 0,
+          "type": "number"
+        },
+        "rate": {
+          "default": 0.5,
+          "description": "Hz",
+          "maximum": 10,
+          "minimum": 0.01,
+          "type": "number"
+        },
+        "shape": {
+          "enum": [
+            "sine",
+            "triangle",
+            "square",
+            "saw-up",
+            "saw-down"
+          ]
+        },
+        "stages": {
+          "default": 4,
+          "maximum": 12,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "tempo": {
+          "default": 120,
+          "description": "bpm",
+          "maximum": 400,
+          "minimum": 20,
+          "type": "number"
+        },
+        "type": {
+          "const": "phaser"
         }
       },
       "type": "object"

@@ -22,7 +22,9 @@ public enum EveryNodePresets {
       {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
       {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
       {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "ap2", "note": "1/2", "tempo": 100},
-      {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5}
+      {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
+      {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
+      {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80}
     ]}
     """
 

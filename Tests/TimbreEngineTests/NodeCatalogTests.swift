@@ -38,6 +38,8 @@ import TimbreTestSupport
         "autopan": #"{"type": "autopan", "note": "1/4d", "tempo": 90, "depth": 80, "shape": "saw-up"}"#,
         "chorus": #"{"type": "chorus", "voices": 4, "rate": 1.1, "depth": 4, "centre": 18, "feedback": 10, "mix": 40, "shape": "triangle", "phase": 120}"#,
         "flanger": #"{"type": "flanger", "note": "1/1", "tempo": 80, "depth": 1.5, "centre": 2, "feedback": -60}"#,
+        "phaser": #"{"type": "phaser", "stages": 8, "note": "1/2", "tempo": 100, "depth": 70, "centre": 1200, "feedback": -40, "mix": 45, "shape": "triangle", "phase": 45}"#,
+        "distortion": #"{"type": "distortion", "drive": 24, "curve": "foldback", "oversampling": 4, "tone": 5000, "output": -6, "mix": 70}"#,
         "stereo": #"{"type": "stereo", "width": 150, "midGain": -2, "sideGain": 1.5, "balance": -0.25, "swap": true, "invertLeft": true, "invertRight": false, "mono": true}"#,
     ]
 

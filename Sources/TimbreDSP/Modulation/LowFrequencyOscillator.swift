@@ -56,11 +56,11 @@ public struct LowFrequencyOscillator: Sendable, Equatable {
         return v
     }
 
-    /// The value at `offset` cycles from the current phase, without advancing.
+    /// The value at `offset` (≥ 0) cycles from the current phase, without advancing.
     @inline(__always)
     public func value(offset: Double) -> Double {
-        var p = phase + offset
-        p -= p.rounded(.down)
+        var p = phase + offset  // ≥ 0
+        p -= Double(Int(p))
         return Self.value(shape, at: p)
     }
 }

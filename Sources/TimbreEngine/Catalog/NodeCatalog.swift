@@ -22,6 +22,8 @@ package enum NodeCatalog {
         StereoNode.self,
         TremoloNode.self,
         ChorusNode.self,
+        PhaserNode.self,
+        DistortionNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

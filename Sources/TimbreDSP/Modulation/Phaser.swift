@@ -1,0 +1,153 @@
+import Foundation
+
+/// A phaser: `stages` first-order all-pass sections whose break frequency sweeps with a
+/// ``LowFrequencyOscillator`` around a centre, the last stage's output fed back to the first
+/// (one frame later), mixed with the dry input so the all-passes' phase turns into moving
+/// notches (Zölzer, DAFX §2.4.2; Smith, *Physical Audio Signal Processing*, "Phasing").
+///
+/// ```
+/// f(n) = centre · 2^(octaves · (2·lfo − 1)),   a = (tan(π f / rate) − 1) / (tan(π f / rate) + 1)
+/// stage: y = a·u + s,  s = u − a·y          (H(z) = (a + z⁻¹) / (1 + a·z⁻¹))
+/// ```
+///
+/// The coefficient is worked out every frame (no zipper), on each channel's own oscillator
+/// phase (`stereoPhase` cycles apart). Per frame at absolute positions: the same output for
+/// every block size.
+public struct Phaser: ~Copyable, @unchecked Sendable {
+    public struct Values: Sendable, Equatable {
+        public var rateHz: Double
+        public var centreHz: Double
+        /// The sweep each side of the centre, in octaves.
+        public var octaves: Double
+        public var feedback: Double
+        public var mix: Double
+        public init(rateHz: Double, centreHz: Double, octaves: Double, feedback: Double, mix: Double) {
+            self.rateHz = rateHz; self.centreHz = centreHz; self.octaves = octaves; self.feedback = feedback; self.mix = mix
+        }
+    }
+
+    public let channelCount: Int
+    public let stages: Int
+    public let stereoPhase: Double
+    public let sampleRate: Double
+    /// Per channel: `stages` all-pass states, then the fed-back output.
+    let memory: UnsafeMutablePointer<Double>
+    let state: UnsafeMutablePointer<State>
+    let rampFrames: Int
+
+    struct State {
+        var oscillator: LowFrequencyOscillator
+        var centre: LinearRamp
+        var octaves: LinearRamp
+        var feedback: LinearRamp
+        var wet: LinearRamp
+        var dry: LinearRamp
+    }
+
+    public init(values: Values, shape: LowFrequencyOscillator.Shape, stages: Int, stereoPhase: Double, sampleRate: Double, channelCount: Int) {
+        precondition(stages >= 1 && channelCount >= 1)
+        self.channelCount = channelCount; self.stages = stages; self.stereoPhase = stereoPhase; self.sampleRate = sampleRate
+        memory = .allocate(capacity: channelCount * (stages + 1))
+        memory.initialize(repeating: 0, count: channelCount * (stages + 1))
+        rampFrames = max(1, Int((GainKernel.defaultRampSeconds * sampleRate).rounded()))
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(oscillator: LowFrequencyOscillator(shape: shape, frequencyHz: values.rateHz, sampleRate: sampleRate),
+                                   centre: LinearRamp(value: Float(values.centreHz)), octaves: LinearRamp(value: Float(values.octaves)),
+                                   feedback: LinearRamp(value: Float(values.feedback)), wet: LinearRamp(value: Float(values.mix)),
+                                   dry: LinearRamp(value: Float(1 - values.mix))))
+    }
+
+    deinit { memory.deallocate(); state.deallocate() }
+
+    /// Moves to new values (audio thread, at a block's start).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func retune(_ v: Values) {
+        state.pointee.oscillator.setFrequency(v.rateHz, sampleRate: sampleRate)
+        state.pointee.centre.setTarget(Float(v.centreHz), frames: rampFrames)
+        state.pointee.octaves.setTarget(Float(v.octaves), frames: rampFrames)
+        state.pointee.feedback.setTarget(Float(v.feedback), frames: rampFrames)
+        state.pointee.wet.setTarget(Float(v.mix), frames: rampFrames)
+        state.pointee.dry.setTarget(Float(1 - v.mix), frames: rampFrames)
+    }
+
+    /// The all-pass coefficient for a break at `hz` (kept below 0.49 × the rate).
+    @inline(__always)
+    func coefficient(_ hz: Double) -> Double {
+        let w = Double.pi * min(hz, 0.49 * sampleRate) / sampleRate
+        let t = _unsafePerformance { tan(w) }
+        return (t - 1) / (t + 1)
+    }
+
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
+        let start = state.pointee
+        var s = start
+        for c in 0..<channelCount {
+            s = start
+            let x = channels[c], m = memory + c * (stages + 1)
+            for i in 0..<frameCount {
+                let centre = Double(s.centre.value(at: i)), octaves = Double(s.octaves.value(at: i))
+                let u = s.oscillator.value(offset: Double(c) * stereoPhase)
+                let e = octaves * (2 * u - 1)
+                let a = coefficient(centre * _unsafePerformance { exp2(e) })
+                let input = Double(x[i])
+                var v = input + Double(s.feedback.value(at: i)) * m[stages]
+                for k in 0..<stages {
+                    let y = a * v + m[k]
+                    m[k] = v - a * y
+                    v = y
+                }
+                m[stages] = v
+                x[i] = s.dry.value(at: i) * Float(input) + s.wet.value(at: i) * Float(v)
+                s.oscillator.phase += s.oscillator.increment
+                if s.oscillator.phase >= 1 { s.oscillator.phase -= 1 }
+            }
+        }
+        s.centre.advance(by: frameCount); s.octaves.advance(by: frameCount); s.feedback.advance(by: frameCount)
+        s.wet.advance(by: frameCount); s.dry.advance(by: frameCount)
+        state.pointee = s
+    }
+}
+
+extension Phaser {
+    /// Silence before, the oscillator at its start.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func reset() {
+        memory.update(repeating: 0, count: channelCount * (stages + 1))
+        state.pointee.oscillator.phase = 0
+    }
+
+    /// Takes over `previous`'s all-pass memories and phase, then moves to this kernel's values.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public func continueState(from previous: borrowing Phaser) {
+        guard previous.channelCount == channelCount, previous.stages == stages else { return }
+        for k in 0..<(channelCount * (stages + 1)) { memory[k] = previous.memory[k] }
+        let values = Values(rateHz: state.pointee.oscillator.increment * sampleRate, centreHz: Double(state.pointee.centre.target),
+                            octaves: Double(state.pointee.octaves.target), feedback: Double(state.pointee.feedback.target), mix: Double(state.pointee.wet.target))
+        let shape = state.pointee.oscillator.shape
+        state.pointee = previous.state.pointee
+        state.pointee.oscillator.shape = shape
+        retune(values)
+    }
+
+    /// Clears the memories if NaN or infinity reached them; true when it did.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @discardableResult
+    public func clearNonFinite() -> Bool {
+        var bad = false
+        for k in 0..<(channelCount * (stages + 1)) where !memory[k].isFinite { bad = true }
+        guard bad else { return false }
+        memory.update(repeating: 0, count: channelCount * (stages + 1))
+        return true
+    }
+}
