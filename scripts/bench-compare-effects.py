@@ -138,8 +138,8 @@ def distortion():
     sine = os.path.join(work, "sine5k.wav")
     x = (0.5 * np.sin(2 * np.pi * 5000 * np.arange(3 * RATE) / RATE)).astype(np.float32)
     with open(os.path.join(work, "sine.f32"), "wb") as f:
-        f.write(x.tobytes())
-    run(["sox", "-t", "f32", "-r", str(RATE), "-c", "1", os.path.join(work, "sine.f32"), "-e", "floating-point", "-b", "32", sine])
+        f.write(np.repeat(x, 2).tobytes())  # stereo, both sides the same (Calf's saturator is stereo)
+    run(["sox", "-t", "f32", "-r", str(RATE), "-c", "2", os.path.join(work, "sine.f32"), "-e", "floating-point", "-b", "32", sine])
     noise = os.path.join(work, "noise.wav")
     out = os.path.join(work, "dist.wav")
     flat = preset("flat", [])
@@ -172,8 +172,9 @@ def distortion():
     rows.append(("pedalboard Distortion(drive_db=24)", spectrum_alias_db(y), ns_per_frame(statistics.median(times))))
 
     run(["sox", sine, "-e", "floating-point", "-b", "32", out, "overdrive", "24"])
+    sox_alias = spectrum_alias_db(read_f32(out))  # before the cost runs write `out` again
     sox_empty = timed(["sox", noise, out, "vol", "1"])
-    rows.append(("sox overdrive 24", spectrum_alias_db(read_f32(out)), ns_per_frame(timed(["sox", noise, out, "overdrive", "24"]) - sox_empty)))
+    rows.append(("sox overdrive 24", sox_alias, ns_per_frame(timed(["sox", noise, out, "overdrive", "24"]) - sox_empty)))
 
     print("Distortion: strongest alias of a 5 kHz sine at +24 dB drive (dB re the fundamental), and cost (ns per stereo frame):")
     for name, alias, cost in rows:

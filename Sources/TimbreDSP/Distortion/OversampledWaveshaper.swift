@@ -140,22 +140,27 @@ public struct OversampledWaveshaper: ~Copyable, @unchecked Sendable {
             for i in 0..<frameCount {
                 let t = start + i
                 let input = x[i]
-                // The base ring, newest last: frames t − upTaps + 1 … t at [b − upTaps + 1 … b].
-                let b = t % baseCapacity
-                ring[b] = Double(input); ring[b + baseCapacity] = Double(input)
-                let window = ring + (b + baseCapacity - upTaps + 1)
                 let drive = Double(s.drive.value(at: i))
-                for p in 0..<l {
-                    let taps = up + p * upTaps
-                    let v = _unsafePerformance { timbre_dot_f64(taps, window, upTaps) }
-                    let u = (t * l + p) % shapedCapacity
-                    let y = curve.value(drive * v)
-                    out[u] = y; out[u + shapedCapacity] = y
+                let w: Double
+                if l == 1 {
+                    w = curve.value(drive * Double(input))  // at the rate: no filters, no latency
+                } else {
+                    // The base ring, newest last: frames t − upTaps + 1 … t at [b − upTaps + 1 … b].
+                    let b = t % baseCapacity
+                    ring[b] = Double(input); ring[b + baseCapacity] = Double(input)
+                    let window = ring + (b + baseCapacity - upTaps + 1)
+                    for p in 0..<l {
+                        let taps = up + p * upTaps
+                        let v = _unsafePerformance { timbre_dot_f64(taps, window, upTaps) }
+                        let u = (t * l + p) % shapedCapacity
+                        let y = curve.value(drive * v)
+                        out[u] = y; out[u + shapedCapacity] = y
+                    }
+                    // Down at instant t·L (this frame's p = 0): the window ends there.
+                    let last = (t * l) % shapedCapacity
+                    let span = out + (last + shapedCapacity - downTaps + 1)
+                    w = _unsafePerformance { timbre_dot_f64(down, span, downTaps) }
                 }
-                // Down at instant t·L (this frame's p = 0): the window ends there.
-                let last = (t * l) % shapedCapacity
-                let span = out + (last + shapedCapacity - downTaps + 1)
-                let w = _unsafePerformance { timbre_dot_f64(down, span, downTaps) }
                 // DC blocker: y = w − w₁ + R·y₁.
                 let blocked = w - z[0] + blockerPole * z[1]
                 z[0] = w; z[1] = blocked
