@@ -283,7 +283,10 @@ package enum EmbeddedPresets {
             "chorus",
             "flanger",
             "phaser",
-            "distortion"
+            "distortion",
+            "bitcrush",
+            "ladder",
+            "reverb"
           ]
         }
       },
@@ -347,6 +350,15 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/distortionNode"
+        },
+        {
+          "$ref": "#/$defs/bitcrushNode"
+        },
+        {
+          "$ref": "#/$defs/ladderNode"
+        },
+        {
+          "$ref": "#/$defs/reverbNode"
         }
       ]
     },
@@ -2122,6 +2134,210 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "phaser"
+        }
+      },
+      "type": "object"
+    },
+    "bitcrushNode": {
+      "additionalProperties": false,
+      "description": "A bitcrusher and decimator: each channel held at rate Hz (sample and hold, no filters: the aliasing is the sound) and quantised to bits bits (steps of 2^(1 − bits), fractions allowed), with TPDF dither if dither; mixed at mix %.",
+      "properties": {
+        "bits": {
+          "default": 8,
+          "maximum": 24,
+          "minimum": 1,
+          "type": "number"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "dither": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 100,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "rate": {
+          "description": "Hz",
+          "maximum": 192000,
+          "minimum": 100,
+          "type": "number"
+        },
+        "type": {
+          "const": "bitcrush"
+        }
+      },
+      "type": "object"
+    },
+    "ladderNode": {
+      "additionalProperties": false,
+      "description": "The Moog ladder: four one-pole stages with inverted feedback (zero-delay feedback), mode lowpass, highpass or bandpass at slope 12 or 24 dB/octave, cutoff (Hz), resonance 0…1.2 (self-oscillation from 1), drive (dB) into the loop's tanh. Cutoff, resonance and drive glide live without zipper.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "cutoff": {
+          "default": 1000,
+          "description": "Hz",
+          "maximum": 20000,
+          "minimum": 20,
+          "type": "number"
+        },
+        "drive": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 24,
+          "minimum": 0,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mode": {
+          "enum": [
+            "lowpass",
+            "highpass",
+            "bandpass"
+          ]
+        },
+        "resonance": {
+          "default": 0.3,
+          "maximum": 1.2,
+          "minimum": 0,
+          "type": "number"
+        },
+        "slope": {
+          "enum": [
+            12,
+            24
+          ]
+        },
+        "type": {
+          "const": "ladder"
+        }
+      },
+      "type": "object"
+    },
+    "reverbNode": {
+      "additionalProperties": false,
+      "description": "An algorithmic reverb: a 16-line feedback delay network (Hadamard matrix) whose tail decays in decay seconds (T60) at mid frequencies, lowMultiplier × that below lowCrossover and highMultiplier × that above highCrossover; predelay (ms), size (the lines' lengths, 0.25…2), diffusion (%), early reflections (dB, −60: none), width (%), modulation of the lines' lengths (% of 0.5 ms) against metallic ringing, freeze (holds the tail, no new input), mix (%). room starts from one of AVAudioUnitReverb's factory rooms; keys given beside it override it.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "decay": {
+          "default": 1.8,
+          "description": "s",
+          "maximum": 30,
+          "minimum": 0.1,
+          "type": "number"
+        },
+        "diffusion": {
+          "default": 75,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "early": {
+          "default": -8,
+          "description": "dB",
+          "maximum": 6,
+          "minimum": -60,
+          "type": "number"
+        },
+        "freeze": {
+          "type": "boolean"
+        },
+        "highCrossover": {
+          "default": 4000,
+          "description": "Hz",
+          "maximum": 16000,
+          "minimum": 1000,
+          "type": "number"
+        },
+        "highMultiplier": {
+          "default": 0.5,
+          "maximum": 2,
+          "minimum": 0.1,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "lowCrossover": {
+          "default": 250,
+          "description": "Hz",
+          "maximum": 1000,
+          "minimum": 50,
+          "type": "number"
+        },
+        "lowMultiplier": {
+          "default": 1.2,
+          "maximum": 4,
+          "minimum": 0.25,
+          "type": "number"
+        },
+        "mix": {
+          "default": 30,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "modulation": {
+          "default": 50,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "predelay": {
+          "default": 15,
+          "description": "ms",
+          "maximum": 500,
+          "minimum": 0,
+          "type": "number"
+        },
+        "room": {
+          "enum": [
+            "small-room",
+            "medium-room",
+            "large-room",
+            "large-room-2",
+            "medium-chamber",
+            "large-chamber",
+            "medium-hall",
+            "medium-hall-2",
+            "medium-hall-3",
+            "large-hall",
+            "large-hall-2",
+            "plate",
+            "cathedral"
+          ]
+        },
+        "size": {
+          "default": 1,
+          "maximum": 2,
+          "minimum": 0.25,
+          "type": "number"
+        },
+        "type": {
+          "const": "reverb"
+        },
+        "width": {
+          "default": 100,
+          "description": "%",
+          "maximum": 200,
+          "minimum": 0,
+          "type": "number"
         }
       },
       "type": "object"

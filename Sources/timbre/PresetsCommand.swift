@@ -11,7 +11,8 @@ struct PresetsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import an EqualizerAPO / AutoEQ parametric EQ file, REW's filter settings export, or a biquad coefficient list (REW's miniDSP export), as a preset.",
+            abstract: "Import a parametric EQ (EqualizerAPO, AutoEQ, REW) or REW's biquads as a preset.",
+            usage: "timbre presets import <file> [<options>]",
             discussion: """
             The file holds lines such as `Preamp: -6.8 dB` and \
             `Filter 1: ON PK Fc 21 Hz Gain 6.7 dB Q 1.100` (PK, LSC, HSC, LS, HS, LP, \

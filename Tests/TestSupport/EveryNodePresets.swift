@@ -24,7 +24,10 @@ public enum EveryNodePresets {
       {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "ap2", "note": "1/2", "tempo": 100},
       {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
       {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
-      {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80}
+      {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
+      {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
+      {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
+      {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25}
     ]}
     """
 

@@ -13,7 +13,7 @@ import Testing
         let good = FileManager.default.contents(atPath: d + "/good.wav")!
         _ = FileManager.default.createFile(atPath: d + "/truncated.wav", contents: good.prefix(30))
         CLI.write(d + "/invalid.json", #"{"version": 1, "name": "x", "chain": [ {"type": "gain" ]}"#)
-        CLI.write(d + "/unknown-node.json", #"{"version": 1, "name": "x", "chain": [{"type": "chorus"}]}"#)
+        CLI.write(d + "/unknown-node.json", #"{"version": 1, "name": "x", "chain": [{"type": "kazoo"}]}"#)
         CLI.write(d + "/eq25.json", #"{"version": 1, "name": "x", "chain": [{"type": "eq", "bands": [{"frequency": 1000, "gain": 25}]}]}"#)
         CLI.write(d + "/nyquist.json", #"{"version": 1, "name": "x", "chain": [{"type": "highpass", "frequency": 18000}]}"#)
         CLI.write(d + "/ok.json", #"{"version": 1, "name": "x", "chain": [{"type": "gain", "gain": -1}]}"#)
@@ -36,7 +36,7 @@ import Testing
         Case(name: "truncated WAV header", input: "truncated.wav", output: "out.wav", preset: "ok.json", status: 2, mentions: ["truncated.wav"]),
         Case(name: "text file renamed .wav", input: "text.wav", output: "out.wav", preset: "ok.json", status: 2, mentions: ["text.wav", "cannot read as audio"]),
         Case(name: "invalid JSON", input: "good.wav", output: "out.wav", preset: "invalid.json", status: 1, mentions: ["invalid.json", "invalid JSON", "line 1, column"]),
-        Case(name: "unknown node type", input: "good.wav", output: "out.wav", preset: "unknown-node.json", status: 1, mentions: ["unknown-node.json", "chain[0].type", "chorus"]),
+        Case(name: "unknown node type", input: "good.wav", output: "out.wav", preset: "unknown-node.json", status: 1, mentions: ["unknown-node.json", "chain[0].type", "kazoo"]),
         Case(name: "EQ gain 25 dB", input: "good.wav", output: "out.wav", preset: "eq25.json", status: 1, mentions: ["eq25.json", "chain[0].bands[0].gain", "25", "-20…20 dB"]),
         Case(name: "high-pass above Nyquist", input: "rate32k.wav", output: "out.wav", preset: "nyquist.json", status: 1, mentions: ["chain[0].frequency", "18000", "32000 Hz"]),
         Case(name: "output directory missing", input: "good.wav", output: "no/such/dir/out.wav", preset: "ok.json", status: 2, mentions: ["does not exist"]),

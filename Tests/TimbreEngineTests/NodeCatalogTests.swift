@@ -40,6 +40,9 @@ import TimbreTestSupport
         "flanger": #"{"type": "flanger", "note": "1/1", "tempo": 80, "depth": 1.5, "centre": 2, "feedback": -60}"#,
         "phaser": #"{"type": "phaser", "stages": 8, "note": "1/2", "tempo": 100, "depth": 70, "centre": 1200, "feedback": -40, "mix": 45, "shape": "triangle", "phase": 45}"#,
         "distortion": #"{"type": "distortion", "drive": 24, "curve": "foldback", "oversampling": 4, "tone": 5000, "output": -6, "mix": 70}"#,
+        "bitcrush": #"{"type": "bitcrush", "bits": 6.5, "rate": 8000, "dither": true, "mix": 90}"#,
+        "ladder": #"{"type": "ladder", "mode": "bandpass", "slope": 12, "cutoff": 700, "resonance": 0.9, "drive": 3}"#,
+        "reverb": #"{"type": "reverb", "room": "plate", "decay": 2.5, "lowMultiplier": 1.4, "highMultiplier": 0.4, "lowCrossover": 300, "highCrossover": 5000, "predelay": 20, "size": 0.8, "diffusion": 90, "early": -12, "width": 150, "modulation": 30, "freeze": true, "mix": 35}"#,
         "stereo": #"{"type": "stereo", "width": 150, "midGain": -2, "sideGain": 1.5, "balance": -0.25, "swap": true, "invertLeft": true, "invertRight": false, "mono": true}"#,
     ]
 

@@ -30,7 +30,7 @@ import TimbreEngine
         Case(name: "missing chain", json: #"{"version": 1, "name": "t"}"#, path: "chain", fragments: ["missing required field"]),
         Case(name: "unknown top-level key", json: #"{"version": 1, "name": "t", "chain": [], "colour": "red"}"#, path: "colour", fragments: ["unknown key \"colour\""]),
         Case(name: "name of wrong type", json: #"{"version": 1, "name": 5, "chain": []}"#, path: "name", fragments: ["expected a string", "a number 5"]),
-        Case(name: "unknown node type", json: chain(#"{"type": "reverb"}"#), path: "chain[0].type", fragments: ["unknown node type \"reverb\"", "allowed: highpass"]),
+        Case(name: "unknown node type", json: chain(#"{"type": "kazoo"}"#), path: "chain[0].type", fragments: ["unknown node type \"kazoo\"", "allowed: highpass"]),
         Case(name: "node missing type", json: chain(#"{"frequency": 100}"#), path: "chain[0].type", fragments: ["missing required field"]),
         Case(name: "unknown node key", json: chain(#"{"type": "peak", "frequncy": 100}"#), path: "chain[0].frequncy", fragments: ["unknown key"]),
         Case(name: "EQ gain 25 dB", json: chain(#"{"type": "gain"}, {"type": "eq", "bands": [{}, {}, {}, {"gain": 25}]}"#),

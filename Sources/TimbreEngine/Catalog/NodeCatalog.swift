@@ -24,6 +24,9 @@ package enum NodeCatalog {
         ChorusNode.self,
         PhaserNode.self,
         DistortionNode.self,
+        BitcrushNode.self,
+        LadderNode.self,
+        ReverbNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
