@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Timbre's effect nodes beside pedalboard, sox, ffmpeg and LV2 plugins, same material, same
-run (issue #38). So far: the `delay` and `distortion` nodes.
+run (issue #38): the `delay`, `distortion` and `reverb` nodes.
 
 Cost: ns per stereo frame, from the CPU time (user + system) of processing 60 s of stereo
 48 kHz float noise, medians of 5 runs, less the same command with nothing in it (`timbre
@@ -25,6 +25,14 @@ the fundamental. Timbre `distortion` (soft = tanh, at its default 8× oversampli
 pedalboard `Distortion(drive_db=24)` (tanh, not oversampled); sox `overdrive 24`; Calf
 Saturator through Timbre's LV2 host (input gain +24 dB, its default saturation). Cost as for
 the delay (60 s of stereo noise at −18 dBFS, CPU time less the empty command).
+
+Reverb: each one's impulse response (a unit impulse, stereo, wet only where the tool allows,
+12 s), measured as `ReverbNodeTests` measures Timbre's: T60 by Schroeder's backward integration
+(T30 fit from −5 to −35 dB) in the 500 Hz, 1 kHz and 2 kHz octaves; ringing as the largest
+peak of the Welch-averaged tail spectrum (2,048-point Hann, 0.1…1.1 s) over its third-octave
+smoothing. Set to 2 s where the tool has a decay time (Timbre: decay 2 with both multipliers
+1; Calf Reverb: decay_time 2, its damping and cuts opened); pedalboard's `Reverb`
+(room_size 0.8) and sox `reverb 80` have none: their T60 is what they give. Cost as above.
 
 Usage: bench-compare-effects.py path/to/timbre
 """
@@ -181,6 +189,86 @@ def distortion():
         print("  %-46s %7.1f dB %8.1f ns" % (name, alias, cost))
 
 
+def t60(h, hz):
+    from scipy.signal import butter, sosfilt
+    sos = butter(2, [hz / np.sqrt(2), hz * np.sqrt(2)], btype="bandpass", fs=RATE, output="sos")
+    y = sosfilt(sos, h)
+    edc = np.cumsum((y ** 2)[::-1])[::-1]
+    db = 10 * np.log10(np.maximum(edc, 1e-300) / edc[0])
+    start, end = np.argmax(db <= -5), np.argmax(db <= -35)
+    if end <= start:
+        return float("nan")
+    t = np.arange(start, end + 1) / RATE
+    slope = np.polyfit(t, db[start:end + 1], 1)[0]
+    return -60 / slope
+
+
+def ringing(h):
+    n = 2048
+    tail = h[int(0.1 * RATE):int(1.1 * RATE)]
+    segs = [tail[k:k + n] * np.hanning(n) for k in range(0, len(tail) - n, n // 2)]
+    power = np.mean([np.abs(np.fft.rfft(seg)) ** 2 for seg in segs], axis=0)
+    worst = -np.inf
+    for k in range(4, n // 2 - 4):
+        lo, hi = max(1, int(k / 1.122)), min(n // 2 - 1, int(k * 1.122) + 1)
+        worst = max(worst, 10 * np.log10(power[k] / np.mean(power[lo:hi + 1])))
+    return worst
+
+
+def reverb():
+    imp = os.path.join(work, "impulse.wav")
+    x = np.zeros((12 * RATE, 2), dtype=np.float32)
+    x[0, :] = 0.5
+    with open(os.path.join(work, "impulse.f32"), "wb") as f:
+        f.write(x.tobytes())
+    run(["sox", "-t", "f32", "-r", str(RATE), "-c", "2", os.path.join(work, "impulse.f32"), "-e", "floating-point", "-b", "32", imp])
+    noise = os.path.join(work, "noise.wav")
+    out = os.path.join(work, "verb.wav")
+    flat = preset("flat", [])
+    timbre_empty = timed([TIMBRE, "render", noise, "-o", out, "--preset", flat, "--quiet"])
+    rows = []
+
+    def left(path):
+        raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", path, "-f", "f32le", "-"], check=True, capture_output=True).stdout
+        return np.frombuffer(raw, dtype=np.float32).reshape(-1, 2)[:, 0].astype(float)
+
+    def row(name, set_t60, h, cost):
+        rows.append((name, set_t60, [t60(h, f) for f in (500, 1000, 2000)], ringing(h), cost))
+
+    def timbre_reverb(name, node, set_t60):
+        p = preset(name.replace(" ", "-"), [node])
+        run([TIMBRE, "render", imp, "-o", out, "--preset", p, "--quiet", "--encoding", "float"])
+        h = left(out)
+        row(name, set_t60, h, ns_per_frame(timed([TIMBRE, "render", noise, "-o", out, "--preset", p, "--quiet"]) - timbre_empty))
+
+    timbre_reverb("Timbre reverb (decay 2 s)", {"type": "reverb", "decay": 2, "lowMultiplier": 1, "highMultiplier": 1, "early": -60, "predelay": 0, "mix": 100}, 2.0)
+    timbre_reverb("Calf Reverb (LV2, decay_time 2 s)", {"type": "plugin", "uri": "http://calf.sourceforge.net/plugins/Reverb",
+                   "controls": {"decay_time": 2, "hf_damp": 20000, "bass_cut": 20, "treble_cut": 20000, "dry": 0, "amount": 1}}, 2.0)
+
+    import pedalboard
+    xs = np.random.default_rng(1).standard_normal((2, SECONDS * RATE)).astype(np.float32) * 0.125
+    r = pedalboard.Reverb(room_size=0.8, wet_level=1.0, dry_level=0.0)
+    h = r.process(x.T.copy(), RATE)[0].astype(float)
+    times = []
+    for _ in range(RUNS):
+        r = pedalboard.Reverb(room_size=0.8, wet_level=1.0, dry_level=0.0)
+        start = time.process_time()
+        r.process(xs, RATE, buffer_size=512)
+        times.append(time.process_time() - start)
+    row("pedalboard Reverb (room_size 0.8)", None, h, ns_per_frame(statistics.median(times)))
+
+    run(["sox", imp, "-e", "floating-point", "-b", "32", out, "reverb", "-w", "80"])
+    h = left(out)
+    sox_empty = timed(["sox", noise, out, "vol", "1"])
+    row("sox reverb -w 80", None, h, ns_per_frame(timed(["sox", noise, out, "reverb", "-w", "80"]) - sox_empty))
+
+    print("Reverb: T60 in the 500 Hz / 1 kHz / 2 kHz octaves (set where the tool has one), ringing, cost (ns per stereo frame):")
+    for name, set_t60, t, ring, cost in rows:
+        target = "set %.1f s" % set_t60 if set_t60 else "no setting"
+        print("  %-36s %-10s %5.2f / %5.2f / %5.2f s   ringing %5.1f dB   %7.1f ns" % (name, target, t[0], t[1], t[2], ring, cost))
+
+
 if __name__ == "__main__":
     main()
     distortion()
+    reverb()

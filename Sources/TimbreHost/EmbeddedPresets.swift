@@ -27,6 +27,16 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("cathedral", #"""
+{
+  "version": 1,
+  "name": "cathedral",
+  "description": "A stone nave: the cathedral room (6 s, dark, the bass lingering, 40 ms before the tail) at 35 %",
+  "chain": [
+    {"type": "reverb", "id": "nave", "room": "cathedral", "mix": 35}
+  ]
+}
+"""#),
         ("default", #"""
 {
   "version": 1,
@@ -157,6 +167,19 @@ package enum EmbeddedPresets {
     { "type": "highpass", "id": "low", "frequency": 300, "slope": 24 },
     { "type": "lowpass", "id": "high", "frequency": 3400, "slope": 24 },
     { "type": "peak", "id": "honk", "frequency": 1500, "gain": 3, "q": 0.8 }
+  ]
+}
+"""#),
+        ("vocal-plate", #"""
+{
+  "version": 1,
+  "name": "vocal-plate",
+  "description": "A voice on a plate: rumble cut, a touch of presence, a plate reverb (2 s, no early reflections) at 20 % behind a 110 ms slapback at 12 %",
+  "chain": [
+    {"type": "highpass", "id": "rumble", "frequency": 90, "slope": 24},
+    {"type": "peak", "id": "presence", "frequency": 3500, "gain": 2, "q": 0.9},
+    {"type": "delay", "id": "slap", "time": 110, "feedback": 10, "mix": 12, "highCut": 5000},
+    {"type": "reverb", "id": "plate", "room": "plate", "mix": 20}
   ]
 }
 """#),

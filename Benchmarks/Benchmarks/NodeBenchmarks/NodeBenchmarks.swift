@@ -101,6 +101,11 @@ let moreNodes: [(String, String)] = [
     ("chorus (3 voices)", #"{"type": "chorus"}"#),
     ("flanger (feedback 50 %)", #"{"type": "flanger"}"#),
     ("tremolo (sine)", #"{"type": "tremolo"}"#),
+    ("phaser (4 stages)", #"{"type": "phaser"}"#),
+    ("distortion (soft, 8× oversampled)", #"{"type": "distortion", "drive": 24}"#),
+    ("bitcrush (8 bits, dither)", #"{"type": "bitcrush", "dither": true}"#),
+    ("ladder (24 dB, resonance 0.8)", #"{"type": "ladder", "resonance": 0.8}"#),
+    ("reverb (medium hall)", #"{"type": "reverb", "room": "medium-hall"}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
@@ -237,6 +242,20 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             kernel = next
         }
+    }
+
+    // A reverb's tail decaying into silence must cost what audio costs (FTZ/DAZ on this
+    // thread: no denormal slowdown as the lines fall under the smallest normal float).
+    Benchmark("reverb (silence after a loud tail) | block 512 | 2 ch") { (benchmark: Benchmark, fixture: Fixture) in
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { fixture.renderBlock() }
+        benchmark.stopMeasurement()
+    } setup: {
+        let f = Fixture(chainJSON: #"{"type": "reverb", "decay": 0.5, "mix": 100}"#, channels: 2, blockFrames: 512)
+        for _ in 0..<50 { f.renderBlock() }
+        for p in f.inputStorage { p.update(repeating: 0, count: f.blockFrames) }
+        for _ in 0..<2_000 { f.renderBlock() }  // 21 s: the tail far below the smallest normal float
+        return f
     }
 
     // Silence after a loud tail must cost the same as audio (FTZ/DAZ on this thread).

@@ -93,7 +93,7 @@ public struct LadderFilter: ~Copyable, @unchecked Sendable {
                 let sum = ((a * s[0] * b + s[1] * b) * a + s[2] * b) * a + s[3] * b
                 let a4 = a * a * a * a
                 let input = Double(x[i])
-                let u = _unsafePerformance { tanh(d * (input - k * sum) / (1 + k * a4)) } / d
+                let u = WaveshaperCurve.tanhApproximation(d * (input - k * sum) / (1 + k * a4)) / d
                 var v = (u - s[0]) * a; let y1 = v + s[0]; s[0] = y1 + v
                 v = (y1 - s[1]) * a; let y2 = v + s[1]; s[1] = y2 + v
                 v = (y2 - s[2]) * a; let y3 = v + s[2]; s[2] = y3 + v
