@@ -28,8 +28,7 @@ public struct ChorusSettings: NodeParameters {
     }
 
     public var frequencyHz: Double {
-        guard let note, let fraction = DelayNode.noteFraction(note) else { return rateHz }
-        return tempo / 60 / (4 * fraction)
+        note.flatMap { TempoSyncedRate.frequency(note: $0, tempo: tempo) } ?? rateHz
     }
 
     public func values(sampleRate: Double) -> ModulatedDelay.Values {
@@ -83,21 +82,7 @@ package enum ChorusNode: NodeDefinition {
             guard n == n.rounded() else { throw PresetError(path: f.path, "\(JSONValue.number(n).brief) is not a whole number of voices") }
             s.voices = Int(n)
         }
-        let rate = try o.optional("rate")
-        if let f = rate { s.rateHz = try f.number(in: Range.rate, unit: "Hz") }
-        let tempo = try o.optional("tempo")
-        if let f = try o.optional("note") {
-            if let rate { throw PresetError(path: rate.path, "give either rate (Hz) or note (tempo sync), not both") }
-            let value = try f.string()
-            guard DelayNode.noteFraction(value) != nil else {
-                throw PresetError(path: f.path, "\"\(value)\" is not a note value (allowed 1/1 … 1/64, dotted as 1/8d, triplet as 1/8t)")
-            }
-            s.note = value
-            if let tempo { s.tempo = try tempo.number(in: DelayNode.Range.tempo, unit: "bpm") }
-            guard Range.rate.contains(s.frequencyHz) else {
-                throw PresetError(path: f.path, "\(value) at \(SummaryFormat.number(s.tempo)) bpm is \(SummaryFormat.number(s.frequencyHz)) Hz, outside the rates 0.01…10 Hz")
-            }
-        } else if let tempo { throw PresetError(path: tempo.path, "a tempo needs a note value (\"note\": \"1/8\")") }
+        try TempoSyncedRate.decode(&o, rate: &s.rateHz, note: &s.note, tempo: &s.tempo, range: Range.rate)
         if let f = try o.optional("depth") { s.depthMs = try f.number(in: Range.depth, unit: "ms") }
         if let f = try o.optional("centre") { s.centreMs = try f.number(in: Range.centre, unit: "ms") }
         if let f = try o.optional("feedback") { s.feedbackPercent = try f.number(in: Range.feedback, unit: "%") }
@@ -141,7 +126,7 @@ package enum ChorusNode: NodeDefinition {
     }
 
     package static func summary(of s: ChorusSettings) -> String {
-        let rate = s.note.map { "\($0) at \(SummaryFormat.number(s.tempo)) bpm" } ?? "\(SummaryFormat.number(s.rateHz)) Hz"
+        let rate = TempoSyncedRate.summary(rate: s.rateHz, note: s.note, tempo: s.tempo)
         return "\(s.isFlanger ? "flanger" : "chorus") \(s.voices) voice\(s.voices == 1 ? "" : "s"), \(rate), \(SummaryFormat.number(s.centreMs)) ± \(SummaryFormat.number(s.depthMs)) ms, feedback \(SummaryFormat.number(s.feedbackPercent)) %, mix \(SummaryFormat.number(s.mixPercent)) %"
     }
 }

@@ -20,8 +20,7 @@ public struct PhaserSettings: NodeParameters {
     public init() {}
 
     public var frequencyHz: Double {
-        guard let note, let fraction = DelayNode.noteFraction(note) else { return rateHz }
-        return tempo / 60 / (4 * fraction)
+        note.flatMap { TempoSyncedRate.frequency(note: $0, tempo: tempo) } ?? rateHz
     }
 
     public var values: Phaser.Values {
@@ -74,21 +73,7 @@ package enum PhaserNode: NodeDefinition {
             guard n == n.rounded() else { throw PresetError(path: f.path, "\(JSONValue.number(n).brief) is not a whole number of stages") }
             s.stages = Int(n)
         }
-        let rate = try o.optional("rate")
-        if let f = rate { s.rateHz = try f.number(in: Range.rate, unit: "Hz") }
-        let tempo = try o.optional("tempo")
-        if let f = try o.optional("note") {
-            if let rate { throw PresetError(path: rate.path, "give either rate (Hz) or note (tempo sync), not both") }
-            let value = try f.string()
-            guard DelayNode.noteFraction(value) != nil else {
-                throw PresetError(path: f.path, "\"\(value)\" is not a note value (allowed 1/1 … 1/64, dotted as 1/8d, triplet as 1/8t)")
-            }
-            s.note = value
-            if let tempo { s.tempo = try tempo.number(in: DelayNode.Range.tempo, unit: "bpm") }
-            guard Range.rate.contains(s.frequencyHz) else {
-                throw PresetError(path: f.path, "\(value) at \(SummaryFormat.number(s.tempo)) bpm is \(SummaryFormat.number(s.frequencyHz)) Hz, outside the rates 0.01…10 Hz")
-            }
-        } else if let tempo { throw PresetError(path: tempo.path, "a tempo needs a note value (\"note\": \"1/8\")") }
+        try TempoSyncedRate.decode(&o, rate: &s.rateHz, note: &s.note, tempo: &s.tempo, range: Range.rate)
         if let f = try o.optional("depth") { s.depthPercent = try f.number(in: Range.depth, unit: "%") }
         if let f = try o.optional("centre") { s.centreHz = try f.number(in: Range.centre, unit: "Hz") }
         if let f = try o.optional("feedback") { s.feedbackPercent = try f.number(in: Range.feedback, unit: "%") }
@@ -126,7 +111,7 @@ package enum PhaserNode: NodeDefinition {
     }
 
     package static func summary(of s: PhaserSettings) -> String {
-        let rate = s.note.map { "\($0) at \(SummaryFormat.number(s.tempo)) bpm" } ?? "\(SummaryFormat.number(s.rateHz)) Hz"
+        let rate = TempoSyncedRate.summary(rate: s.rateHz, note: s.note, tempo: s.tempo)
         return "phaser \(s.stages) stages, \(rate), \(SummaryFormat.number(s.centreHz)) Hz ± \(SummaryFormat.number(2 * s.depthPercent / 100)) oct, feedback \(SummaryFormat.number(s.feedbackPercent)) %, mix \(SummaryFormat.number(s.mixPercent)) %"
     }
 }

@@ -25,8 +25,7 @@ public struct TremoloSettings: NodeParameters {
 
     /// The oscillator's frequency.
     public var frequencyHz: Double {
-        guard let note, let fraction = DelayNode.noteFraction(note) else { return rateHz }
-        return tempo / 60 / (4 * fraction)
+        note.flatMap { TempoSyncedRate.frequency(note: $0, tempo: tempo) } ?? rateHz
     }
 }
 
@@ -62,21 +61,7 @@ package enum TremoloNode: NodeDefinition {
 
     package static func decode(type: String, _ o: inout ObjectReader, path: String) throws(PresetError) -> TremoloSettings {
         var s = TremoloSettings(autoPan: type == "autopan")
-        let rate = try o.optional("rate")
-        if let f = rate { s.rateHz = try f.number(in: Range.rate, unit: "Hz") }
-        let tempo = try o.optional("tempo")
-        if let f = try o.optional("note") {
-            if let rate { throw PresetError(path: rate.path, "give either rate (Hz) or note (tempo sync), not both") }
-            let value = try f.string()
-            guard DelayNode.noteFraction(value) != nil else {
-                throw PresetError(path: f.path, "\"\(value)\" is not a note value (allowed 1/1 … 1/64, dotted as 1/8d, triplet as 1/8t)")
-            }
-            s.note = value
-            if let tempo { s.tempo = try tempo.number(in: DelayNode.Range.tempo, unit: "bpm") }
-            guard Range.rate.contains(s.frequencyHz) else {
-                throw PresetError(path: f.path, "\(value) at \(SummaryFormat.number(s.tempo)) bpm is \(SummaryFormat.number(s.frequencyHz)) Hz, outside the rates 0.05…20 Hz")
-            }
-        } else if let tempo { throw PresetError(path: tempo.path, "a tempo needs a note value (\"note\": \"1/8\")") }
+        try TempoSyncedRate.decode(&o, rate: &s.rateHz, note: &s.note, tempo: &s.tempo, range: Range.rate)
         if let f = try o.optional("depth") { s.depthPercent = try f.number(in: Range.depth, unit: "%") }
         if let f = try o.optional("shape") { s.shape = try f.oneOf(LowFrequencyOscillator.Shape.self) }
         if let f = try o.optional("phase") { s.phaseDegrees = try f.number(in: Range.phase, unit: "°") }
@@ -107,7 +92,7 @@ package enum TremoloNode: NodeDefinition {
     }
 
     package static func summary(of s: TremoloSettings) -> String {
-        let rate = s.note.map { "\($0) at \(SummaryFormat.number(s.tempo)) bpm" } ?? "\(SummaryFormat.number(s.rateHz)) Hz"
+        let rate = TempoSyncedRate.summary(rate: s.rateHz, note: s.note, tempo: s.tempo)
         return "\(s.isAutoPan ? "autopan" : "tremolo") \(rate), depth \(SummaryFormat.number(s.depthPercent)) %, \(s.shape.rawValue)"
             + (s.phaseDegrees != (s.isAutoPan ? 180 : 0) ? ", phase \(SummaryFormat.number(s.phaseDegrees))°" : "")
     }
