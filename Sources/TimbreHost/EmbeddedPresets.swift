@@ -3,6 +3,17 @@
 /// The presets shipped in `Presets/`, keyed by file name without `.json`.
 package enum EmbeddedPresets {
     package static let all: [(name: String, json: String)] = [
+        ("alien-chatter", #"""
+{
+  "version": 1,
+  "name": "alien-chatter",
+  "description": "After AVAudioUnitDistortion's speechAlienChatter: ring modulated at 230 Hz, a fast flanger on top",
+  "chain": [
+    {"type": "ringmod", "id": "ring", "frequency": 230, "mix": 85},
+    {"type": "flanger", "id": "swirl", "rate": 3, "depth": 1.5, "centre": 2, "feedback": 60, "mix": 40}
+  ]
+}
+"""#),
         ("bass-boost", #"""
 {
   "version": 1,
@@ -80,6 +91,18 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("lofi-drums", #"""
+{
+  "version": 1,
+  "name": "lofi-drums",
+  "description": "After AVAudioUnitDistortion's drumsLoFi: 8 bits held at 11,025 Hz, the top rolled off at 6 kHz, a little grit",
+  "chain": [
+    {"type": "bitcrush", "id": "crush", "bits": 8, "rate": 11025},
+    {"type": "lowpass", "id": "roll-off", "frequency": 6000, "slope": 12},
+    {"type": "distortion", "id": "grit", "drive": 6, "curve": "soft", "oversampling": 4}
+  ]
+}
+"""#),
         ("podcast-voice", #"""
 {
   "version": 1,
@@ -100,6 +123,19 @@ package enum EmbeddedPresets {
     { "type": "deesser", "id": "deesser", "threshold": -32, "ratio": 4, "attack": 1, "release": 60 },
     { "type": "compressor", "id": "leveler", "threshold": -24, "ratio": 3, "knee": 6, "attack": 5, "release": 120, "detector": "rms", "window": 10 },
     { "type": "limiter", "id": "ceiling", "ceiling": -1, "release": 60 }
+  ]
+}
+"""#),
+        ("radio-tower", #"""
+{
+  "version": 1,
+  "name": "radio-tower",
+  "description": "After AVAudioUnitDistortion's speechRadioTower: a 300 Hz - 3 kHz band, clipped hard, 10 bits",
+  "chain": [
+    {"type": "highpass", "id": "low", "frequency": 300, "slope": 24},
+    {"type": "lowpass", "id": "high", "frequency": 3000, "slope": 24},
+    {"type": "distortion", "id": "clip", "drive": 18, "curve": "hard", "output": -12},
+    {"type": "bitcrush", "id": "bits", "bits": 10}
   ]
 }
 """#),
@@ -309,7 +345,8 @@ package enum EmbeddedPresets {
             "distortion",
             "bitcrush",
             "ladder",
-            "reverb"
+            "reverb",
+            "ringmod"
           ]
         }
       },
@@ -382,6 +419,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/reverbNode"
+        },
+        {
+          "$ref": "#/$defs/ringmodNode"
         }
       ]
     },
@@ -2361,6 +2401,45 @@ package enum EmbeddedPresets {
           "maximum": 200,
           "minimum": 0,
           "type": "number"
+        }
+      },
+      "type": "object"
+    },
+    "ringmodNode": {
+      "additionalProperties": false,
+      "description": "A ring modulator: the signal times a carrier at frequency Hz (shape: sine gives only the sum and difference tones), mixed at mix %. Frequency and mix move live.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequency": {
+          "default": 440,
+          "description": "Hz",
+          "maximum": 10000,
+          "minimum": 0.1,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mix": {
+          "default": 100,
+          "description": "%",
+          "maximum": 100,
+          "minimum": 0,
+          "type": "number"
+        },
+        "shape": {
+          "enum": [
+            "sine",
+            "triangle",
+            "square",
+            "saw-up",
+            "saw-down"
+          ]
+        },
+        "type": {
+          "const": "ringmod"
         }
       },
       "type": "object"

@@ -27,7 +27,8 @@ public enum EveryNodePresets {
       {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
       {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
       {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
-      {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25}
+      {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
+      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
     ]}
     """
 

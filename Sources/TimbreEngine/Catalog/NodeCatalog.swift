@@ -27,6 +27,7 @@ package enum NodeCatalog {
         BitcrushNode.self,
         LadderNode.self,
         ReverbNode.self,
+        RingModNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
