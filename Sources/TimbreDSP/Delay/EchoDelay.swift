@@ -157,11 +157,7 @@ public struct EchoDelay: ~Copyable, @unchecked Sendable {
         }
         let y0 = ring[base & mask], y1 = ring[(base + 1) & mask]
         if whole < 2 { return y0 + phi * (y1 - y0) }
-        // Four-point Lagrange at φ over base − 1 … base + 2.
-        let ym = ring[(base - 1) & mask], y2 = ring[(base + 2) & mask]
-        let p = phi
-        return -p * (p - 1) * (p - 2) / 6 * ym + (p + 1) * (p - 1) * (p - 2) / 2 * y0
-            - (p + 1) * p * (p - 2) / 2 * y1 + (p + 1) * p * (p - 1) / 6 * y2
+        return LagrangeRead.value(ring[(base - 1) & mask], y0, y1, ring[(base + 2) & mask], at: phi)
     }
 
     /// One frame's read time, crossfade share and gains; moves `s` on by a frame.

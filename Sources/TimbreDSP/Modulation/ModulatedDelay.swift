@@ -95,15 +95,7 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
     #endif
     @inline(__always)
     func read(_ c: Int, delay: Double, at position: Int) -> Float {
-        let ring = rings[c], mask = capacity - 1
-        let d = min(max(delay, 2), Double(capacity - 4))
-        let whole = Int(d), phi = Float(1 - (d - Double(whole)))
-        // Between base = position − whole − 1 and base + 1, φ past base (φ = 1: base + 1 itself).
-        let base = position - whole - 1
-        let ym = ring[(base - 1) & mask], y0 = ring[base & mask], y1 = ring[(base + 1) & mask], y2 = ring[(base + 2) & mask]
-        let p = phi
-        return -p * (p - 1) * (p - 2) / 6 * ym + (p + 1) * (p - 1) * (p - 2) / 2 * y0
-            - (p + 1) * p * (p - 2) / 2 * y1 + (p + 1) * p * (p - 1) / 6 * y2
+        LagrangeRead.read(rings[c], mask: capacity - 1, delay: min(max(delay, 2), Double(capacity - 4)), at: position)
     }
 
     #if TIMBRE_REALTIME_CHECKS

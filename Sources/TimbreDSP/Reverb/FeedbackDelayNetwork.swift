@@ -232,12 +232,7 @@ extension FeedbackDelayNetwork {
     #endif
     @inline(__always)
     func readLine(_ i: Int, delay: Double, at position: Int) -> Double {
-        let ring = lines + i * lineCapacity, mask = lineCapacity - 1
-        let whole = Int(delay), fraction = delay - Double(whole)
-        if fraction == 0 { return Double(ring[(position - whole) & mask]) }
-        let base = position - whole - 1, p = 1 - fraction
-        let ym = Double(ring[(base - 1) & mask]), y0 = Double(ring[base & mask]), y1 = Double(ring[(base + 1) & mask]), y2 = Double(ring[(base + 2) & mask])
-        return -p * (p - 1) * (p - 2) / 6 * ym + (p + 1) * (p - 1) * (p - 2) / 2 * y0 - (p + 1) * p * (p - 2) / 2 * y1 + (p + 1) * p * (p - 1) / 6 * y2
+        Double(LagrangeRead.read(lines + i * lineCapacity, mask: lineCapacity - 1, delay: delay, at: position))
     }
 
     /// The 16-point Hadamard transform in place, scaled by 1/4 (orthonormal).

@@ -1,0 +1,21 @@
+/// Four-point (third-order) Lagrange interpolation: the signal at φ (0 < φ ≤ 1) past y₀, from
+/// y₋₁, y₀, y₁, y₂ (Laakso et al., "Splitting the unit delay", IEEE SPM 1996, §3.3). Read at a
+/// position between y₀ and y₁ — the centred interval — its magnitude never exceeds 1, so it
+/// may sit inside a feedback loop. The modulated delays read their lines with it.
+public enum LagrangeRead {
+    @inline(__always)
+    public static func value(_ ym: Float, _ y0: Float, _ y1: Float, _ y2: Float, at p: Float) -> Float {
+        -p * (p - 1) * (p - 2) / 6 * ym + (p + 1) * (p - 1) * (p - 2) / 2 * y0
+            - (p + 1) * p * (p - 2) / 2 * y1 + (p + 1) * p * (p - 1) / 6 * y2
+    }
+
+    /// A ring's value `delay` (≥ 2) frames behind `position` (the frame about to be written):
+    /// exact at whole frames, Lagrange between them. `mask` is the ring's size − 1.
+    @inline(__always)
+    public static func read(_ ring: UnsafePointer<Float>, mask: Int, delay: Double, at position: Int) -> Float {
+        let whole = Int(delay), fraction = delay - Double(whole)
+        if fraction == 0 { return ring[(position - whole) & mask] }
+        let base = position - whole - 1
+        return value(ring[(base - 1) & mask], ring[base & mask], ring[(base + 1) & mask], ring[(base + 2) & mask], at: Float(1 - fraction))
+    }
+}
