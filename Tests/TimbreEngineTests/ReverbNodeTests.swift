@@ -133,7 +133,10 @@ import TimbreTestSupport
         let total = Int(62 * Self.rate) / block
         for b in 0..<total {
             let buffer = PlanarBuffer(channels: b < 94 ? noise : [[Float](repeating: 0, count: block), [Float](repeating: 0, count: block)])
-            if b == 94 { reverb.retune(.init(decay: 2, freeze: true, mix: 1)) }
+            if b == 94 {
+                let frozen = FeedbackDelayNetwork.Values(decay: 2, freeze: true, mix: 1)
+                FeedbackDelayNetwork.absorption(frozen, lengths: reverb.lengths, sampleRate: Self.rate).withUnsafeBufferPointer { reverb.retune(frozen, absorption: $0.baseAddress!) }
+            }
             buffer.withChannelPointers(from: 0) { reverb.process($0, frameCount: block) }
             for c in 0..<2 { for v in buffer.channels[c] { energy += Double(v * v) } }
             frames += block

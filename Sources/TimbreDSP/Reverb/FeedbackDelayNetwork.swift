@@ -109,17 +109,7 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     public init(values: Values, size: Double, predelaySeconds: Double, sampleRate: Double, channelCount: Int) {
         precondition(channelCount >= 1 && size > 0)
         self.channelCount = channelCount; self.sampleRate = sampleRate; self.size = size
-        func prime(atLeast n: Int) -> Int {
-            var p = max(n, 2)
-            while (2...Int(Double(p).squareRoot() + 1)).contains(where: { p % $0 == 0 && $0 < p }) { p += 1 }
-            return p
-        }
-        var used = Set<Int>(), lengths: [Int] = []
-        for i in 0..<Self.lineCount {
-            var m = prime(atLeast: Int((Self.nominalSeconds(i) * size * sampleRate).rounded()))
-            while used.contains(m) { m = prime(atLeast: m + 1) }
-            used.insert(m); lengths.append(m)
-        }
+        let lengths = Self.lineLengths(size: size, sampleRate: sampleRate)
         self.lengths = lengths
         lineLength = .allocate(capacity: Self.lineCount)
         lineLength.initialize(from: lengths, count: Self.lineCount)
@@ -168,7 +158,25 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
                                    width: LinearRamp(value: Float(values.width)), modulation: LinearRamp(value: Float(values.freeze ? 0 : values.modulationFrames)),
                                    input: LinearRamp(value: values.freeze ? 0 : 1), wet: LinearRamp(value: Float(values.mix)), dry: LinearRamp(value: Float(1 - values.mix)),
                                    frozen: values.freeze))
-        Self.designAbsorption(values, lengths: lineLength, sampleRate: sampleRate, into: absorption)
+        let designed = Self.absorption(values, lengths: lengths, sampleRate: sampleRate)
+        for i in 0..<Self.lineCount { for k in 0..<5 { absorption[9 * i + k] = designed[5 * i + k] } }
+    }
+
+    /// The lines' lengths in frames at `size` and `sampleRate`: the nominal lengths made
+    /// distinct primes.
+    public static func lineLengths(size: Double, sampleRate: Double) -> [Int] {
+        func prime(atLeast n: Int) -> Int {
+            var p = max(n, 2)
+            while (2...Int(Double(p).squareRoot() + 1)).contains(where: { p % $0 == 0 && $0 < p }) { p += 1 }
+            return p
+        }
+        var used = Set<Int>(), lengths: [Int] = []
+        for i in 0..<lineCount {
+            var m = prime(atLeast: Int((nominalSeconds(i) * size * sampleRate).rounded()))
+            while used.contains(m) { m = prime(atLeast: m + 1) }
+            used.insert(m); lengths.append(m)
+        }
+        return lengths
     }
 
     deinit {
@@ -177,43 +185,43 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
         phases.deallocate(); scratch.deallocate(); earlyGain.deallocate()
     }
 
-    /// The absorption of every line for `values` (frozen: none), kept filter states untouched.
-    /// Per line, 9 Doubles: mid gain, low shelf (allpass coefficient, H0/2), high shelf (allpass
-    /// coefficient, H0/2), and the two shelves' all-pass states.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
-    static func designAbsorption(_ v: Values, lengths: UnsafePointer<Int>, sampleRate: Double, into a: UnsafeMutablePointer<Double>) {
+    /// Floats a live edit's absorption holds: 5 per line.
+    public static let absorptionCount = 5 * lineCount
+
+    /// The absorption of every line for `values` (frozen: none), designed on the control
+    /// thread: per line the mid gain, the low shelf (all-pass coefficient, H0/2) and the high
+    /// shelf (all-pass coefficient, H0/2), for lines of `lengths` frames.
+    public static func absorption(_ v: Values, lengths: [Int], sampleRate: Double) -> [Double] {
+        var a = [Double](repeating: 0, count: absorptionCount)
         for i in 0..<lineCount {
-            let r = a + 9 * i
-            if v.freeze {
-                r[0] = 1; r[2] = 0; r[4] = 0
-                continue
-            }
+            if v.freeze { a[5 * i] = 1; continue }
             let seconds = Double(lengths[i]) / sampleRate
-            func gain(_ t60: Double) -> Double { _unsafePerformance { pow(10, -3 * seconds / t60) } }
+            func gain(_ t60: Double) -> Double { pow(10, -3 * seconds / t60) }
             let mid = gain(v.decay), low = gain(v.decay * v.lowMultiplier), high = gain(v.decay * v.highMultiplier)
-            r[0] = mid
-            // Zölzer's first-order shelves: H = 1 + H0/2 · (1 ∓ A(z)), A the all-pass (c + z⁻¹)/(1 + c z⁻¹);
-            // a cut uses c = (t − V)/(t + V), a boost c = (t − 1)/(t + 1), t = tan(π fc / rate), V = 1 + H0.
+            // Zölzer's first-order shelves: H = 1 + H0/2 · (1 ± A(z)), A the all-pass (c + z⁻¹)/(1 + c z⁻¹);
+            // a cut uses c = (t − V)/(t + V) (low) or (V t − 1)/(V t + 1) (high), a boost c = (t − 1)/(t + 1),
+            // t = tan(π fc / rate), V = 1 + H0.
             func shelf(_ ratio: Double, _ hz: Double, high: Bool) -> (Double, Double) {
-                let t = _unsafePerformance { tan(Double.pi * min(hz, 0.45 * sampleRate) / sampleRate) }, h0 = ratio - 1
+                let t = tan(Double.pi * min(hz, 0.45 * sampleRate) / sampleRate), h0 = ratio - 1
                 let c: Double
                 if ratio >= 1 { c = (t - 1) / (t + 1) } else { c = high ? (ratio * t - 1) / (ratio * t + 1) : (t - ratio) / (t + ratio) }
                 return (c, h0 / 2)
             }
-            (r[1], r[2]) = shelf(low / mid, v.lowCrossoverHz, high: false)
-            (r[3], r[4]) = shelf(high / mid, v.highCrossoverHz, high: true)
+            a[5 * i] = mid
+            (a[5 * i + 1], a[5 * i + 2]) = shelf(low / mid, v.lowCrossoverHz, high: false)
+            (a[5 * i + 3], a[5 * i + 4]) = shelf(high / mid, v.highCrossoverHz, high: true)
         }
+        return a
     }
 
-    /// Moves to new values (audio thread, at a block's start): the absorption at once (it acts
-    /// on the tail, not on the sound: no click), the rest ramped.
+    /// Moves to new values (audio thread, at a block's start): `absorption`
+    /// (``absorptionCount`` values from ``absorption(_:lengths:sampleRate:)``, designed on the
+    /// control thread) at once — it acts on the tail, not on the sound: no click — the rest ramped.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    public func retune(_ v: Values) {
-        Self.designAbsorption(v, lengths: lineLength, sampleRate: sampleRate, into: absorption)
+    public func retune(_ v: Values, absorption designed: UnsafePointer<Double>) {
+        for i in 0..<Self.lineCount { for k in 0..<5 { absorption[9 * i + k] = designed[5 * i + k] } }
         state.pointee.diffusion.setTarget(Float(v.diffusion), frames: rampFrames)
         state.pointee.early.setTarget(Float(v.early), frames: rampFrames)
         state.pointee.width.setTarget(Float(v.width), frames: rampFrames)

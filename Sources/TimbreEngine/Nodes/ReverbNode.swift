@@ -129,7 +129,7 @@ package enum ReverbNode: NodeDefinition {
     package static func lower(_ s: ReverbSettings, into node: inout NodeLowering) throws(PresetError) {
         let (rate, channels) = (node.sampleRate, node.channels)
         let values = s.values(sampleRate: rate), size = s.size, predelay = s.predelayMs / 1000
-        let motion = node.valuesMotion(motionValues(values))
+        let motion = node.valuesMotion(motionValues(values, size: size, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("reverb", [channels, Int((size * 1000).rounded()), Int((predelay * rate).rounded())], carriesState: true)) {
             var step = ReverbStep(reverb: FeedbackDelayNetwork(values: values, size: size, predelaySeconds: predelay, sampleRate: rate, channelCount: channels))
             step.motion = motion?.makeFollower()
@@ -137,14 +137,17 @@ package enum ReverbNode: NodeDefinition {
         })
     }
 
-    static func motionValues(_ v: FeedbackDelayNetwork.Values) -> [Double] {
+    /// The values a motion carries: the settings, then the lines' absorption designed here
+    /// (the audio thread only copies it).
+    static func motionValues(_ v: FeedbackDelayNetwork.Values, size: Double, sampleRate: Double) -> [Double] {
         [v.decay, v.lowMultiplier, v.highMultiplier, v.lowCrossoverHz, v.highCrossoverHz, v.diffusion, v.early, v.width, v.modulationFrames, v.freeze ? 1 : 0, v.mix]
+            + FeedbackDelayNetwork.absorption(v, lengths: FeedbackDelayNetwork.lineLengths(size: size, sampleRate: sampleRate), sampleRate: sampleRate)
     }
 
     /// Everything but size and predelay (the lines' and the predelay's lengths) moves.
     package static func liveValues(from old: ReverbSettings, to new: ReverbSettings, sampleRate: Double) -> [Double]? {
         guard old.size == new.size, old.predelayMs == new.predelayMs else { return nil }
-        return motionValues(new.values(sampleRate: sampleRate))
+        return motionValues(new.values(sampleRate: sampleRate), size: new.size, sampleRate: sampleRate)
     }
 
     package static func summary(of s: ReverbSettings) -> String {
@@ -162,7 +165,8 @@ struct ReverbStep: RenderKernel, ~Copyable {
     mutating func follow() {
         guard let r = motion?.next() else { return }
         reverb.retune(FeedbackDelayNetwork.Values(decay: r[0], lowMultiplier: r[1], highMultiplier: r[2], lowCrossoverHz: r[3], highCrossoverHz: r[4],
-                                                  diffusion: r[5], early: r[6], width: r[7], modulationFrames: r[8], freeze: r[9] != 0, mix: r[10]))
+                                                  diffusion: r[5], early: r[6], width: r[7], modulationFrames: r[8], freeze: r[9] != 0, mix: r[10]),
+                      absorption: r + 11)
     }
 
     static let operations = KernelOperations(
