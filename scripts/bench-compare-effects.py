@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Timbre's effect nodes beside pedalboard, sox, ffmpeg and LV2 plugins, same material, same
-run (issue #38): the `delay`, `distortion` and `reverb` nodes.
+run (issue #38): the `delay`, `distortion` and `reverb` nodes, and the modulation effects, bit
+crusher and ladder beside their nearest peers.
 
 Cost: ns per stereo frame, from the CPU time (user + system) of processing 60 s of stereo
 48 kHz float noise, medians of 5 runs, less the same command with nothing in it (`timbre
@@ -34,7 +35,13 @@ smoothing. Set to 2 s where the tool has a decay time (Timbre: decay 2 with both
 1; Calf Reverb: decay_time 2, its damping and cuts opened); pedalboard's `Reverb`
 (room_size 0.8) and sox `reverb 80` have none: their T60 is what they give. Cost as above.
 
-Usage: bench-compare-effects.py path/to/timbre
+Modulation, bit crushing, the ladder: cost only (their accuracy is in the node tests: LFO
+frequency, phaser and ladder responses, click-free sweeps), each tool at the closest settings it
+has — chorus 3 voices around 15 ms (sox: 22–28 ms, it refuses under 20); flanger 2.5 ms ± 2 ms at 0.25 Hz with 50 % feedback; phaser
+6 stages (pedalboard's JUCE phaser has 6, fixed); tremolo 5 Hz at 50 %; 8-bit crushing; a 24 dB
+ladder low-pass at 1 kHz. Cost as for the delay.
+
+Usage: bench-compare-effects.py path/to/timbre [delay|distortion|reverb|modulation …] (default: all)
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 import numpy as np
@@ -73,9 +80,13 @@ def ns_per_frame(seconds):
     return seconds / (SECONDS * RATE) * 1e9
 
 
-def main():
+def make_noise():
     source = os.path.join(work, "noise.wav")
     run(["sox", "-n", "-r", str(RATE), "-c", "2", "-e", "floating-point", "-b", "32", source, "synth", str(SECONDS), "pinknoise", "gain", "-18"])
+
+
+def delay():
+    source = os.path.join(work, "noise.wav")
     out = os.path.join(work, "out.wav")
     flat = preset("flat", [])
     rows = []
@@ -268,7 +279,98 @@ def reverb():
         print("  %-36s %-10s %5.2f / %5.2f / %5.2f s   ringing %5.1f dB   %7.1f ns" % (name, target, t[0], t[1], t[2], ring, cost))
 
 
+class Costs:
+    """ns per stereo frame of each tool on the same 60 s of noise, less each tool's empty command."""
+
+    def __init__(self):
+        self.noise = os.path.join(work, "noise.wav")
+        self.out = os.path.join(work, "modulation.wav")
+        self.timbre_empty = timed([TIMBRE, "render", self.noise, "-o", self.out, "--preset", preset("flat", []), "--quiet"])
+        self.sox_empty = timed(["sox", self.noise, self.out, "vol", "1"])
+        self.ffmpeg_empty = timed(self.ffmpeg_argv("anull"))
+        import pedalboard
+        self.pedalboard = pedalboard
+        self.samples = np.random.default_rng(1).standard_normal((2, SECONDS * RATE)).astype(np.float32) * 0.125
+
+    def ffmpeg_argv(self, graph):
+        return ["ffmpeg", "-y", "-loglevel", "error", "-i", self.noise, "-af", graph, "-c:a", "pcm_f32le", self.out]
+
+    def timbre(self, node):
+        path = preset("cost-" + node.get("type", "node"), [node])
+        return ns_per_frame(timed([TIMBRE, "render", self.noise, "-o", self.out, "--preset", path, "--quiet"]) - self.timbre_empty)
+
+    def sox(self, effect):
+        return ns_per_frame(timed(["sox", self.noise, self.out] + effect) - self.sox_empty)
+
+    def ffmpeg(self, graph):
+        return ns_per_frame(timed(self.ffmpeg_argv(graph)) - self.ffmpeg_empty)
+
+    def in_process(self, make):
+        """A pedalboard plugin made by `make`, its `process` timed on the array in memory."""
+        times = []
+        for _ in range(RUNS):
+            plugin = make(self.pedalboard)
+            start = time.process_time()
+            plugin.process(self.samples, RATE, buffer_size=512)
+            times.append(time.process_time() - start)
+        return ns_per_frame(statistics.median(times))
+
+
+CALF = "http://calf.sourceforge.net/plugins/"
+
+
+def modulation():
+    c = Costs()
+    groups = [
+        ("chorus", [
+            ("Timbre chorus (3 voices)", lambda: c.timbre({"type": "chorus", "voices": 3})),
+            ("pedalboard Chorus (1 voice)", lambda: c.in_process(lambda pb: pb.Chorus(rate_hz=0.8, depth=0.25, centre_delay_ms=15, mix=0.5))),
+            ("sox chorus (3 voices, 22–28 ms: its least is 20)", lambda: c.sox(["chorus", "0.7", "0.9", "25", "0.4", "0.8", "3", "-s", "28", "0.4", "0.9", "3", "-t", "22", "0.4", "0.7", "3", "-s"])),
+            ("ffmpeg chorus (3 voices)", lambda: c.ffmpeg("chorus=0.7:0.9:15|18|12:0.4|0.4|0.4:0.8|0.9|0.7:3|3|3")),
+            ("Calf Multi Chorus (LV2, 3 voices)", lambda: c.timbre({"type": "plugin", "uri": CALF + "MultiChorus", "controls": {"voices": 3}})),
+        ]),
+        ("flanger", [
+            ("Timbre flanger", lambda: c.timbre({"type": "flanger"})),
+            ("sox flanger", lambda: c.sox(["flanger", "0.5", "2", "50", "71", "0.25", "triangle"])),
+            ("ffmpeg flanger", lambda: c.ffmpeg("flanger=delay=0.5:depth=2:regen=50:speed=0.25:shape=triangular")),
+            ("Calf Flanger (LV2)", lambda: c.timbre({"type": "plugin", "uri": CALF + "Flanger", "controls": {"feedback": 0.5, "mod_rate": 0.25}})),
+        ]),
+        ("phaser", [
+            ("Timbre phaser (6 stages)", lambda: c.timbre({"type": "phaser", "stages": 6})),
+            ("pedalboard Phaser (6 stages)", lambda: c.in_process(lambda pb: pb.Phaser(rate_hz=0.5, depth=0.5, centre_frequency_hz=800, feedback=0, mix=0.5))),
+            ("sox phaser", lambda: c.sox(["phaser", "0.8", "0.74", "3", "0.4", "0.5", "-s"])),
+            ("ffmpeg aphaser", lambda: c.ffmpeg("aphaser=speed=0.5")),
+            ("Calf Phaser (LV2, 6 stages)", lambda: c.timbre({"type": "plugin", "uri": CALF + "Phaser", "controls": {"stages": 6, "mod_rate": 0.5}})),
+        ]),
+        ("tremolo", [
+            ("Timbre tremolo (5 Hz, 50 %)", lambda: c.timbre({"type": "tremolo"})),
+            ("sox tremolo 5 50", lambda: c.sox(["tremolo", "5", "50"])),
+            ("ffmpeg tremolo (5 Hz, 0.5)", lambda: c.ffmpeg("tremolo=f=5:d=0.5")),
+            ("Calf Pulsator (LV2)", lambda: c.timbre({"type": "plugin", "uri": CALF + "Pulsator", "controls": {"timing": 2, "hz": 5, "amount": 0.5}})),
+        ]),
+        ("bit crushing", [
+            ("Timbre bitcrush (8 bits)", lambda: c.timbre({"type": "bitcrush", "bits": 8})),
+            ("pedalboard Bitcrush(8)", lambda: c.in_process(lambda pb: pb.Bitcrush(bit_depth=8))),
+            ("ffmpeg acrusher (8 bits)", lambda: c.ffmpeg("acrusher=bits=8:mode=lin:aa=0")),
+            ("Calf Crusher (LV2, 8 bits)", lambda: c.timbre({"type": "plugin", "uri": CALF + "Crusher", "controls": {"bits": 8}})),
+        ]),
+        ("ladder", [
+            ("Timbre ladder (low-pass 24 dB, 1 kHz)", lambda: c.timbre({"type": "ladder", "cutoff": 1000, "resonance": 0.3})),
+            ("pedalboard LadderFilter (LPF24, 1 kHz)", lambda: c.in_process(lambda pb: pb.LadderFilter(mode=pb.LadderFilter.Mode.LPF24, cutoff_hz=1000, resonance=0.3))),
+        ]),
+    ]
+    print("Modulation, crushing, ladder: cost in ns per stereo frame (60 s of stereo 48 kHz float, medians of %d):" % RUNS)
+    for title, rows in groups:
+        print("  " + title)
+        for name, cost in rows:
+            try:
+                print("    %-44s %7.1f" % (name, cost()))
+            except (subprocess.CalledProcessError, AttributeError) as error:
+                print("    %-44s  failed: %s" % (name, error))
+
+
 if __name__ == "__main__":
-    main()
-    distortion()
-    reverb()
+    sections = {"delay": delay, "distortion": distortion, "reverb": reverb, "modulation": modulation}
+    make_noise()
+    for name in sys.argv[2:] or list(sections):
+        sections[name]()

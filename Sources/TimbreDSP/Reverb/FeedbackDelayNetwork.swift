@@ -22,8 +22,13 @@ import Foundation
 /// band by Schroeder's backward integration against it).
 ///
 /// Freeze: the input fades out, the absorption and the modulation fade to none (integer
-/// reads: the loop is lossless), so the tail holds its energy. Per frame at absolute
-/// positions: the same output for every block size.
+/// reads: the loop is lossless), so the tail holds its energy.
+///
+/// The work runs in chunks of up to 64 frames, stage by stage (the input side frame by frame;
+/// each line's reads along its ring; then absorption, Hadamard and write-back for all 16 lines
+/// at once in SIMD lanes): every line is longer than a chunk plus its swing, so nothing a
+/// chunk reads is written inside it. Each value is the same arithmetic wherever a chunk
+/// starts: the same output for every block size.
 public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     public struct Values: Sendable, Equatable {
         /// Mid-band T60, seconds.
@@ -69,27 +74,38 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     /// Line lengths, frames (primes).
     public let lengths: [Int]
     let lineLength: UnsafeMutablePointer<Int>
+    let shortestLine: Int
     /// Each line's ring (`lineCapacity` frames each, power of two ≥ length + swing + 4).
     let lines: UnsafeMutablePointer<Float>
     let lineCapacity: Int
-    /// Absorption per line: mid gain, low-shelf (c, k), high-shelf (c, k) and the shelves' states.
+    /// The absorption as designed (Double, 5 per line: what ``decayTime(atHz:)`` reads) and as
+    /// the kernel runs it (`bank`: one lane per line).
     let absorption: UnsafeMutablePointer<Double>
-    /// Input: predelay ring, diffusers' rings, early-reflection taps.
+    let bank: UnsafeMutablePointer<LineBank>
+    /// Input: predelay ring, diffusers' rings, early-reflection taps (the left side's first).
     let predelay: UnsafeMutablePointer<Float>
     let predelayCapacity: Int
     let diffusers: UnsafeMutablePointer<Float>
     let diffuserLength: UnsafeMutablePointer<Int>
     let diffuserCapacity: Int
     let earlyDelay: UnsafeMutablePointer<Int>
-    /// Each early tap's gain, signed by side (+: left, −: right), and their count.
-    let earlyGain: UnsafeMutablePointer<Double>
+    let earlyGain: UnsafeMutablePointer<Float>
+    let earlyLeftCount: Int
     let earlyCount: Int
     /// The lines' oscillators: phase (cycles) and increment per frame, 16 each.
     let phases: UnsafeMutablePointer<Double>
-    /// Scratch for one frame's 16 line values.
-    let scratch: UnsafeMutablePointer<Double>
+    /// One chunk's working rows (``chunkFrames`` each): the diffused input, the early
+    /// reflections left and right, the swing, one line's modulation, then the 16 lines' reads.
+    let rows: UnsafeMutablePointer<Float>
     let state: UnsafeMutablePointer<State>
     let rampFrames: Int
+
+    /// The lines' absorption, one SIMD lane per line: mid gain, low shelf (all-pass
+    /// coefficient, H0/2), high shelf (all-pass coefficient, H0/2) and the shelves' states.
+    struct LineBank {
+        var mid = SIMD16<Float>(), lowC = SIMD16<Float>(), lowK = SIMD16<Float>(), highC = SIMD16<Float>(), highK = SIMD16<Float>()
+        var lowState = SIMD16<Float>(), highState = SIMD16<Float>()
+    }
 
     struct State {
         var position = 0
@@ -100,11 +116,15 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
         var input: LinearRamp
         var wet: LinearRamp
         var dry: LinearRamp
-        var frozen: Bool
     }
 
     /// The longest predelay, seconds.
     public static let maximumPredelay = 0.5
+    /// The most frames worked per pass: every line is longer than a chunk plus its swing, so a
+    /// chunk's reads come from frames written before it and each stage runs over the whole chunk.
+    static let chunkFrames = 64
+    /// The most a line's length swings, seconds (what the capacity allows for).
+    static let maximumSwingSeconds = 0.001
 
     public init(values: Values, size: Double, predelaySeconds: Double, sampleRate: Double, channelCount: Int) {
         precondition(channelCount >= 1 && size > 0)
@@ -113,13 +133,16 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
         self.lengths = lengths
         lineLength = .allocate(capacity: Self.lineCount)
         lineLength.initialize(from: lengths, count: Self.lineCount)
+        shortestLine = lengths.min()!
         var c = 8
-        while c < lengths.max()! + 64 + 8 { c *= 2 }
+        while c < lengths.max()! + Int(Self.maximumSwingSeconds * sampleRate) + 8 { c *= 2 }
         lineCapacity = c
         lines = .allocate(capacity: Self.lineCount * c)
         lines.initialize(repeating: 0, count: Self.lineCount * c)
-        absorption = .allocate(capacity: Self.lineCount * 9)
-        absorption.initialize(repeating: 0, count: Self.lineCount * 9)
+        absorption = .allocate(capacity: Self.absorptionCount)
+        absorption.initialize(repeating: 0, count: Self.absorptionCount)
+        bank = .allocate(capacity: 1)
+        bank.initialize(to: LineBank())
         predelayFrames = max(0, Int((predelaySeconds * sampleRate).rounded()))
         var p = 8
         let earliest = Self.earlyTaps.map(\.ms).max()! / 1000 * size
@@ -137,12 +160,14 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
         diffuserCapacity = d
         diffusers = .allocate(capacity: 4 * d)
         diffusers.initialize(repeating: 0, count: 4 * d)
-        earlyDelay = .allocate(capacity: Self.earlyTaps.count)
-        earlyGain = .allocate(capacity: Self.earlyTaps.count)
-        earlyCount = Self.earlyTaps.count
-        for (k, tap) in Self.earlyTaps.enumerated() {
+        let taps = Self.earlyTaps.filter(\.left) + Self.earlyTaps.filter { !$0.left }
+        earlyDelay = .allocate(capacity: taps.count)
+        earlyGain = .allocate(capacity: taps.count)
+        earlyCount = taps.count
+        earlyLeftCount = Self.earlyTaps.filter(\.left).count
+        for (k, tap) in taps.enumerated() {
             (earlyDelay + k).initialize(to: max(1, Int((tap.ms / 1000 * size * sampleRate).rounded())))
-            (earlyGain + k).initialize(to: tap.left ? tap.gain : -tap.gain)
+            (earlyGain + k).initialize(to: Float(tap.gain))
         }
         rampFrames = max(1, Int((GainKernel.defaultRampSeconds * sampleRate).rounded()))
         phases = .allocate(capacity: 2 * Self.lineCount)
@@ -151,15 +176,20 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
             // 0.13 … 0.83 Hz, each line its own rate.
             (phases + Self.lineCount + i).initialize(to: (0.13 + 0.047 * Double(i)) / sampleRate)
         }
-        scratch = .allocate(capacity: Self.lineCount)
-        scratch.initialize(repeating: 0, count: Self.lineCount)
+        rows = .allocate(capacity: (5 + Self.lineCount) * Self.chunkFrames)
+        rows.initialize(repeating: 0, count: (5 + Self.lineCount) * Self.chunkFrames)
         state = .allocate(capacity: 1)
+        let swing = Self.swing(values, sampleRate: sampleRate)
         state.initialize(to: State(diffusion: LinearRamp(value: Float(values.diffusion)), early: LinearRamp(value: Float(values.early)),
-                                   width: LinearRamp(value: Float(values.width)), modulation: LinearRamp(value: Float(values.freeze ? 0 : values.modulationFrames)),
-                                   input: LinearRamp(value: values.freeze ? 0 : 1), wet: LinearRamp(value: Float(values.mix)), dry: LinearRamp(value: Float(1 - values.mix)),
-                                   frozen: values.freeze))
-        let designed = Self.absorption(values, lengths: lengths, sampleRate: sampleRate)
-        for i in 0..<Self.lineCount { for k in 0..<5 { absorption[9 * i + k] = designed[5 * i + k] } }
+                                   width: LinearRamp(value: Float(values.width)), modulation: LinearRamp(value: swing),
+                                   input: LinearRamp(value: values.freeze ? 0 : 1), wet: LinearRamp(value: Float(values.mix)), dry: LinearRamp(value: Float(1 - values.mix))))
+        Self.absorption(values, lengths: lengths, sampleRate: sampleRate).withUnsafeBufferPointer { install($0.baseAddress!) }
+    }
+
+    /// The swing in frames `v` asks for, within what the lines allow (none when frozen).
+    static func swing(_ v: Values, sampleRate: Double) -> Float {
+        guard !v.freeze, v.modulationFrames.isFinite else { return 0 }
+        return Float(min(max(v.modulationFrames, 0), maximumSwingSeconds * sampleRate))
     }
 
     /// The lines' lengths in frames at `size` and `sampleRate`: the nominal lengths made
@@ -180,9 +210,9 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     }
 
     deinit {
-        lineLength.deallocate(); lines.deallocate(); absorption.deallocate(); predelay.deallocate()
+        lineLength.deallocate(); lines.deallocate(); absorption.deallocate(); bank.deallocate(); predelay.deallocate()
         diffusers.deallocate(); diffuserLength.deallocate(); earlyDelay.deallocate(); state.deallocate()
-        phases.deallocate(); scratch.deallocate(); earlyGain.deallocate()
+        phases.deallocate(); rows.deallocate(); earlyGain.deallocate()
     }
 
     /// Floats a live edit's absorption holds: 5 per line.
@@ -221,44 +251,45 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     @_noLocks
     #endif
     public func retune(_ v: Values, absorption designed: UnsafePointer<Double>) {
-        for i in 0..<Self.lineCount { for k in 0..<5 { absorption[9 * i + k] = designed[5 * i + k] } }
+        install(designed)
         state.pointee.diffusion.setTarget(Float(v.diffusion), frames: rampFrames)
         state.pointee.early.setTarget(Float(v.early), frames: rampFrames)
         state.pointee.width.setTarget(Float(v.width), frames: rampFrames)
-        state.pointee.modulation.setTarget(Float(v.freeze ? 0 : v.modulationFrames), frames: rampFrames)
+        state.pointee.modulation.setTarget(Self.swing(v, sampleRate: sampleRate), frames: rampFrames)
         state.pointee.input.setTarget(v.freeze ? 0 : 1, frames: rampFrames)
         state.pointee.wet.setTarget(Float(v.mix), frames: rampFrames)
         state.pointee.dry.setTarget(Float(1 - v.mix), frames: rampFrames)
-        state.pointee.frozen = v.freeze
+    }
+
+    /// Keeps `designed` (``absorptionCount`` values) and puts it in the lines' lanes.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    func install(_ designed: UnsafePointer<Double>) {
+        for k in 0..<Self.absorptionCount { absorption[k] = designed[k] }
+        for i in 0..<Self.lineCount {
+            bank.pointee.mid[i] = Float(designed[5 * i]); bank.pointee.lowC[i] = Float(designed[5 * i + 1])
+            bank.pointee.lowK[i] = Float(designed[5 * i + 2]); bank.pointee.highC[i] = Float(designed[5 * i + 3])
+            bank.pointee.highK[i] = Float(designed[5 * i + 4])
+        }
     }
 }
 
 extension FeedbackDelayNetwork {
-    /// Line i's output `delay` frames behind `position` (integer: exact; else four-point Lagrange).
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
+    /// The 16-point Hadamard transform (Sylvester's order: row 0 all +, row 1 alternating),
+    /// unscaled: H₁₆ = [[H₈, H₈], [H₈, −H₈]] applied as H₈(lo + hi), H₈(lo − hi).
     @inline(__always)
-    func readLine(_ i: Int, delay: Double, at position: Int) -> Double {
-        Double(LagrangeRead.read(lines + i * lineCapacity, mask: lineCapacity - 1, delay: delay, at: position))
+    static func hadamard(_ v: SIMD16<Float>) -> SIMD16<Float> {
+        SIMD16(lowHalf: hadamard(v.lowHalf + v.highHalf), highHalf: hadamard(v.lowHalf - v.highHalf))
     }
-
-    /// The 16-point Hadamard transform in place, scaled by 1/4 (orthonormal).
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
     @inline(__always)
-    func hadamard(_ v: UnsafeMutablePointer<Double>) {
-        var h = 1
-        while h < Self.lineCount {
-            var i = 0
-            while i < Self.lineCount {
-                for j in i..<(i + h) { let a = v[j], b = v[j + h]; v[j] = a + b; v[j + h] = a - b }
-                i += 2 * h
-            }
-            h *= 2
-        }
-        for j in 0..<Self.lineCount { v[j] *= 0.25 }
+    static func hadamard(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        SIMD8(lowHalf: hadamard(v.lowHalf + v.highHalf), highHalf: hadamard(v.lowHalf - v.highHalf))
+    }
+    @inline(__always)
+    static func hadamard(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        let a = v.lowHalf + v.highHalf, b = v.lowHalf - v.highHalf
+        return SIMD4(a.x + a.y, a.x - a.y, b.x + b.y, b.x - b.y)
     }
 
     #if TIMBRE_REALTIME_CHECKS
@@ -266,70 +297,136 @@ extension FeedbackDelayNetwork {
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         var s = state.pointee
-        let n = Self.lineCount, lineMask = lineCapacity - 1, preMask = predelayCapacity - 1, diffMask = diffuserCapacity - 1
-        let inverse = 1 / Float(channelCount)
-        for i in 0..<frameCount {
-            let t = s.position
-            let inputGain = s.input.value(at: i), wet = s.wet.value(at: i), dry = s.dry.value(at: i)
-            let g = Double(0.75 * s.diffusion.value(at: i)), early = s.early.value(at: i), width = s.width.value(at: i)
-            let swing = Double(s.modulation.value(at: i))
-            // The mono input, predelayed.
-            var sum: Float = 0
-            for c in 0..<channelCount { sum += channels[c][i] }
-            predelay[t & preMask] = sum * inverse * inputGain
-            let pre = t - predelayFrames
-            var x = Double(predelay[pre & preMask])
-            // Early reflections from the predelayed input.
-            var earlyL = 0.0, earlyR = 0.0
-            for k in 0..<earlyCount {
-                let gain = earlyGain[k], v = Double(predelay[(pre - earlyDelay[k]) & preMask])
-                if gain > 0 { earlyL += gain * v } else { earlyR -= gain * v }
-            }
-            // Four diffusing all-passes: (−g + z⁻ᴺ) / (1 − g z⁻ᴺ).
-            for k in 0..<4 {
-                let ring = diffusers + k * diffuserCapacity
-                let d = Double(ring[(t - diffuserLength[k]) & diffMask])
-                let u = x + g * d
-                ring[t & diffMask] = Float(u)
-                x = d - g * u
-            }
-            // The lines: read (modulated), absorb, mix by Hadamard, write back with the input.
-            var outL = 0.0, outR = 0.0
-            for j in 0..<n {
-                let phase = phases[j]
-                let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
-                var next = phase + phases[n + j]
-                if next >= 1 { next -= 1 }
-                phases[j] = next
-                let o = readLine(j, delay: Double(lineLength[j]) - swing * tri, at: t)
-                let r = absorption + 9 * j
-                // Mid gain, then the low shelf (1 + A) and the high shelf (1 − A), A the all-pass.
-                var y = r[0] * o
-                let a1 = r[1] * y + r[5]; r[5] = y - r[1] * a1
-                y += r[2] * (y + a1)
-                let a2 = r[3] * y + r[6]; r[6] = y - r[3] * a2
-                y += r[4] * (y - a2)
-                scratch[j] = y
-                // Two orthogonal Hadamard rows for the two sides (+ + + + … and + − + − …).
-                outL += y
-                outR += (j & 1) == 0 ? y : -y
-            }
-            hadamard(scratch)
-            for j in 0..<n {
-                let sign: Double = (j * 7) & 4 == 0 ? 0.25 : -0.25  // the input spread over the lines, Σ b² = 1
-                lines[j * lineCapacity + (t & lineMask)] = Float(scratch[j] + sign * x)
-            }
-            let mid = (outL + outR) * 0.125, side = (outL - outR) * 0.125 * Double(width)
-            let left = Float(mid + side) + early * Float(earlyL), right = Float(mid - side) + early * Float(earlyR)
-            for c in 0..<channelCount {
-                let wetSignal: Float = channelCount == 1 ? 0.5 * (left + right) : (c & 1) == 0 ? left : right
-                channels[c][i] = dry * channels[c][i] + wet * wetSignal
-            }
-            s.position = t + 1
+        // A chunk is shorter than every line less its swing: its reads were all written before it.
+        let swingBound = Int(Int32(truncatingIfNeeded: Int(max(s.modulation.start, s.modulation.target)))) + 1
+        let chunk = max(1, min(Self.chunkFrames, shortestLine - swingBound - 4))
+        var done = 0
+        while done < frameCount {
+            let n = min(chunk, frameCount - done)
+            feedInput(channels, from: done, count: n, state: s)
+            readLines(from: done, count: n, state: s)
+            mixLines(channels, from: done, count: n, state: s)
+            s.position += n
+            done += n
         }
         s.diffusion.advance(by: frameCount); s.early.advance(by: frameCount); s.width.advance(by: frameCount)
         s.modulation.advance(by: frameCount); s.input.advance(by: frameCount); s.wet.advance(by: frameCount); s.dry.advance(by: frameCount)
         state.pointee = s
+    }
+
+    /// The input side, frame by frame: the mono sum predelayed, the early reflections, then four
+    /// diffusing all-passes (−g + z⁻ᴺ) / (1 − g z⁻ᴺ); rows 0…2 take the diffused input and the
+    /// early sums, row 3 the swing.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func feedInput(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, from offset: Int, count n: Int, state s: State) {
+        let preMask = predelayCapacity - 1, diffMask = diffuserCapacity - 1, inverse = 1 / Float(channelCount)
+        let input = rows, earlyLeft = rows + Self.chunkFrames, earlyRight = rows + 2 * Self.chunkFrames, swing = rows + 3 * Self.chunkFrames
+        for f in 0..<n {
+            let i = offset + f, t = s.position + f
+            var sum: Float = 0
+            for c in 0..<channelCount { sum += channels[c][i] }
+            predelay[t & preMask] = sum * inverse * s.input.value(at: i)
+            let pre = t - predelayFrames
+            var x = predelay[pre & preMask]
+            var left: Float = 0, right: Float = 0
+            for k in 0..<earlyLeftCount { left += earlyGain[k] * predelay[(pre - earlyDelay[k]) & preMask] }
+            for k in earlyLeftCount..<earlyCount { right += earlyGain[k] * predelay[(pre - earlyDelay[k]) & preMask] }
+            let g = 0.75 * s.diffusion.value(at: i)
+            for k in 0..<4 {
+                let ring = diffusers + k * diffuserCapacity
+                let d = ring[(t - diffuserLength[k]) & diffMask]
+                let u = x + g * d
+                ring[t & diffMask] = u
+                x = d - g * u
+            }
+            input[f] = x; earlyLeft[f] = left; earlyRight[f] = right
+            swing[f] = s.modulation.value(at: i)
+        }
+    }
+
+    /// Every line's output over the chunk into its row: `length − swing × triangle` frames back,
+    /// four-point Lagrange (exact at whole frames). Where the whole part holds over the chunk
+    /// and the ring does not wrap, the reads run along the ring; the same formula either way.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func readLines(from offset: Int, count n: Int, state s: State) {
+        let mask = lineCapacity - 1, swing = rows + 3 * Self.chunkFrames, m = rows + 4 * Self.chunkFrames
+        let t0 = s.position
+        for j in 0..<Self.lineCount {
+            let ring = lines + j * lineCapacity, out = rows + (5 + j) * Self.chunkFrames, length = lineLength[j]
+            var phase = phases[j]
+            let increment = phases[Self.lineCount + j]
+            var low = Int32.max, high = Int32.min
+            for f in 0..<n {
+                let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
+                var next = phase + increment
+                if next >= 1 { next -= 1 }
+                phase = next
+                let swung = swing[f] * Float(tri)
+                m[f] = swung
+                let whole = Int32(truncatingIfNeeded: Int(swung)), up = Float(whole) < swung ? whole + 1 : whole
+                low = min(low, up); high = max(high, up)
+            }
+            phases[j] = phase
+            let first = t0 - (length - Int(low)) - 2
+            if low == high && (first & mask) + n + 3 <= lineCapacity {
+                let r = ring + (first & mask), q = Float(low)
+                for f in 0..<n { out[f] = LagrangeRead.value(r[f], r[f + 1], r[f + 2], r[f + 3], at: m[f] - q + 1) }
+            } else {
+                for f in 0..<n {
+                    let whole = Int32(truncatingIfNeeded: Int(m[f])), up = Float(whole) < m[f] ? whole + 1 : whole
+                    let base = t0 + f - (length - Int(up)) - 2
+                    out[f] = LagrangeRead.value(ring[base & mask], ring[(base + 1) & mask], ring[(base + 2) & mask], ring[(base + 3) & mask], at: m[f] - Float(up) + 1)
+                }
+            }
+        }
+    }
+
+    /// Frame by frame over all 16 lines at once: absorb (mid gain, then the low shelf (1 + A)
+    /// and the high shelf (1 − A), A the all-pass), mix by Hadamard, write back with the input,
+    /// and take the two sides from Hadamard rows 0 and 1.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func mixLines(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, from offset: Int, count n: Int, state s: State) {
+        let mask = lineCapacity - 1, capacity = lineCapacity, chunk = Self.chunkFrames
+        let input = rows, earlyLeft = rows + chunk, earlyRight = rows + 2 * chunk, reads = rows + 5 * chunk
+        var b = bank.pointee
+        // How the input is spread over the lines (±1/4: Σ b² = 1).
+        let spread = SIMD16<Float>(0.25, 0.25, 0.25, 0.25, -0.25, -0.25, -0.25, -0.25, 0.25, 0.25, 0.25, 0.25, -0.25, -0.25, -0.25, -0.25)
+        for f in 0..<n {
+            let i = offset + f, t = s.position + f
+            let r = reads + f
+            var y = SIMD16<Float>(r[0], r[chunk], r[2 * chunk], r[3 * chunk], r[4 * chunk], r[5 * chunk], r[6 * chunk], r[7 * chunk],
+                                  r[8 * chunk], r[9 * chunk], r[10 * chunk], r[11 * chunk], r[12 * chunk], r[13 * chunk], r[14 * chunk], r[15 * chunk])
+            y = y * b.mid
+            let a1 = b.lowC * y + b.lowState
+            b.lowState = y - b.lowC * a1
+            y = y + b.lowK * (y + a1)
+            let a2 = b.highC * y + b.highState
+            b.highState = y - b.highC * a2
+            y = y + b.highK * (y - a2)
+            let h = Self.hadamard(y)
+            let w = h * 0.25 + spread * input[f]
+            let slot = t & mask
+            for j in 0..<Self.lineCount { lines[j * capacity + slot] = w[j] }
+            let width = s.width.value(at: i), early = s.early.value(at: i)
+            let mid = (h[0] + h[1]) * 0.125, side = (h[0] - h[1]) * 0.125 * width
+            let left = mid + side + early * earlyLeft[f], right = mid - side + early * earlyRight[f]
+            let wet = s.wet.value(at: i), dry = s.dry.value(at: i)
+            if channelCount == 1 {
+                channels[0][i] = dry * channels[0][i] + wet * (0.5 * (left + right))
+            } else {
+                for c in 0..<channelCount { channels[c][i] = dry * channels[c][i] + wet * ((c & 1) == 0 ? left : right) }
+            }
+        }
+        bank.pointee.lowState = b.lowState; bank.pointee.highState = b.highState
     }
 
     /// Silence before.
@@ -340,7 +437,8 @@ extension FeedbackDelayNetwork {
         lines.update(repeating: 0, count: Self.lineCount * lineCapacity)
         predelay.update(repeating: 0, count: predelayCapacity)
         diffusers.update(repeating: 0, count: 4 * diffuserCapacity)
-        for j in 0..<Self.lineCount { absorption[9 * j + 5] = 0; absorption[9 * j + 6] = 0; phases[j] = Double(j) / Double(Self.lineCount) }
+        bank.pointee.lowState = SIMD16(); bank.pointee.highState = SIMD16()
+        for j in 0..<Self.lineCount { phases[j] = Double(j) / Double(Self.lineCount) }
         state.pointee.position = 0
     }
 
@@ -355,10 +453,8 @@ extension FeedbackDelayNetwork {
         for k in 0..<(Self.lineCount * lineCapacity) { lines[k] = previous.lines[k] }
         for k in 0..<predelayCapacity { predelay[k] = previous.predelay[k] }
         for k in 0..<(4 * diffuserCapacity) { diffusers[k] = previous.diffusers[k] }
-        for j in 0..<Self.lineCount {
-            absorption[9 * j + 5] = previous.absorption[9 * j + 5]; absorption[9 * j + 6] = previous.absorption[9 * j + 6]
-            phases[j] = previous.phases[j]
-        }
+        bank.pointee.lowState = previous.bank.pointee.lowState; bank.pointee.highState = previous.bank.pointee.highState
+        for j in 0..<Self.lineCount { phases[j] = previous.phases[j] }
         state.pointee.position = previous.state.pointee.position
     }
 
@@ -370,7 +466,8 @@ extension FeedbackDelayNetwork {
     public func clearNonFinite() -> Bool {
         var bad = NonFiniteScan.contains(lines, count: Self.lineCount * lineCapacity) || NonFiniteScan.contains(predelay, count: predelayCapacity)
             || NonFiniteScan.contains(diffusers, count: 4 * diffuserCapacity)
-        for j in 0..<Self.lineCount where !absorption[9 * j + 5].isFinite || !absorption[9 * j + 6].isFinite { bad = true }
+        let b = bank.pointee
+        for j in 0..<Self.lineCount where !b.lowState[j].isFinite || !b.highState[j].isFinite { bad = true }
         if bad { reset() }
         return bad
     }
