@@ -81,6 +81,37 @@ import TimbreTestSupport
         #expect(worst < 1e-6)
     }
 
+    /// Every effect node, edited in its kernel during a signal: once the ramps have settled, the
+    /// live output equals the offline render of the final document (the edits chosen so the
+    /// kernel's memory does not depend on the path: mix, depth, drive, bits, a cutoff whose
+    /// filter forgets in milliseconds). `stereo` needs a stereo chain: `StereoNodeTests`.
+    @Test(arguments: [
+        (#"{"type": "delay", "id": "e", "time": 30}"#, ["e.mix": 80.0]),
+        (#"{"type": "reverb", "id": "e", "decay": 0.4}"#, ["e.mix": 60, "e.early": -20, "e.width": 50]),
+        (#"{"type": "chorus", "id": "e"}"#, ["e.mix": 80, "e.depth": 5]),
+        (#"{"type": "flanger", "id": "e"}"#, ["e.mix": 30]),
+        (#"{"type": "phaser", "id": "e"}"#, ["e.mix": 80]),
+        (#"{"type": "tremolo", "id": "e"}"#, ["e.depth": 90]),
+        (#"{"type": "ringmod", "id": "e"}"#, ["e.mix": 40]),
+        (#"{"type": "distortion", "id": "e"}"#, ["e.drive": 18, "e.mix": 70]),
+        (#"{"type": "bitcrush", "id": "e"}"#, ["e.bits": 6, "e.mix": 50]),
+        (#"{"type": "ladder", "id": "e"}"#, ["e.cutoff": 3000, "e.resonance": 0.6]),
+    ])
+    func effectsSettleToTheOfflineRender(node: String, edits: [String: Double]) throws {
+        let engine = try Self.engine(node)
+        let input = Signals.sine(72_000, hz: 440, amplitude: 0.3, rate: Self.rate).enumerated().map { $1 + 0.2 * Float(sin(Double($0) * 0.37)) }
+        let d = Driver(engine, block: 256)
+        var live = d.run(input[0..<12_000])
+        for (k, (address, value)) in edits.sorted(by: { $0.key < $1.key }).enumerated() {
+            #expect(try Self.path(engine, .set(address: address, value: value)) == .inKernel(nodes: 1), "\(address)")
+            live += d.run(input[(12_000 + k * 600)..<(12_600 + k * 600)])
+        }
+        live += d.run(input[(12_000 + edits.count * 600)...])
+        let offline = try PresetRender.render(PresetDecoder.decode(engine.document), input: [input], block: 512, rate: Self.rate).output[0]
+        let worst = (60_000..<72_000).map { abs(live[$0] - offline[$0]) }.max() ?? 1
+        #expect(worst < 1e-6, "\(node): worst difference \(worst) over the last 0.25 s")
+    }
+
     /// A bell (+12 dB, Q 2) sweeping 20 Hz → 20 kHz in one second over a 1 kHz sine at −6 dBFS,
     /// 50 edits (one every 20 ms, as a MIDI knob sends them), in 256-frame blocks: the largest
     /// sample-to-sample step, in kernel and by plan swaps, beside the largest step of the sine
