@@ -40,6 +40,26 @@ public enum WaveshaperCurve: String, Sendable, CaseIterable, Codable {
         return c * p / q
     }
 
+    /// ``tanhApproximation(_:)`` on two lanes at once (the same operations per lane: the same
+    /// bits), for kernels that run two channels side by side.
+    @inline(__always)
+    public static func tanhApproximation(_ x: SIMD2<Double>) -> SIMD2<Double> {
+        let limit = SIMD2<Double>(repeating: 7.90531110763549805)
+        let c = x.clamped(lowerBound: -limit, upperBound: limit), x2 = c * c
+        var p = SIMD2<Double>(repeating: -2.76076847742355e-16)
+        p = p * x2 + 2.00018790482477e-13
+        p = p * x2 - 8.60467152213735e-11
+        p = p * x2 + 5.12229709037114e-08
+        p = p * x2 + 1.48572235717979e-05
+        p = p * x2 + 6.37261928875436e-04
+        p = p * x2 + 4.89352455891786e-03
+        var q = SIMD2<Double>(repeating: 1.19825839466702e-06)
+        q = q * x2 + 1.18534705686654e-04
+        q = q * x2 + 2.26843463243900e-03
+        q = q * x2 + 4.89352518554385e-03
+        return c * p / q
+    }
+
     /// The curve at `x`.
     @inline(__always)
     public func value(_ x: Double) -> Double {

@@ -16,6 +16,7 @@ import Foundation
 ///
 /// A cutoff change glides in log frequency over 25 ms (g worked out per frame while it
 /// glides), resonance and drive ramp: no zipper. Per frame: the same output for every block size.
+/// Channels run two at a time in SIMD lanes (the same operations per lane as one alone).
 public struct LadderFilter: ~Copyable, @unchecked Sendable {
     public enum Mode: String, Sendable, CaseIterable, Codable { case lowpass, highpass, bandpass }
 
@@ -35,6 +36,8 @@ public struct LadderFilter: ~Copyable, @unchecked Sendable {
     public let sampleRate: Double
     /// Per channel: the four stages' states.
     let stages: UnsafeMutablePointer<Double>
+    /// The second lane's stages when a channel runs alone (its output is not kept).
+    let spare: UnsafeMutablePointer<Double>
     let state: UnsafeMutablePointer<State>
     let rampFrames: Int
 
@@ -50,13 +53,15 @@ public struct LadderFilter: ~Copyable, @unchecked Sendable {
         self.channelCount = channelCount; self.mode = mode; self.slope = slope; self.sampleRate = sampleRate
         stages = .allocate(capacity: 4 * channelCount)
         stages.initialize(repeating: 0, count: 4 * channelCount)
+        spare = .allocate(capacity: 4)
+        spare.initialize(repeating: 0, count: 4)
         rampFrames = max(1, Int((GainKernel.defaultRampSeconds * sampleRate).rounded()))
         state = .allocate(capacity: 1)
         state.initialize(to: State(octave: LinearRamp(value: Float(log2(values.cutoffHz))), resonance: LinearRamp(value: Float(values.resonance)),
                                    drive: LinearRamp(value: Float(values.drive))))
     }
 
-    deinit { stages.deallocate(); state.deallocate() }
+    deinit { stages.deallocate(); spare.deallocate(); state.deallocate() }
 
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
@@ -81,38 +86,56 @@ public struct LadderFilter: ~Copyable, @unchecked Sendable {
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let start = state.pointee
-        let steady = !start.octave.isRamping
-        let fixedG = prewarped(start.octave.target)
-        for c in 0..<channelCount {
-            let x = channels[c], s = stages + 4 * c
-            for i in 0..<frameCount {
-                let g = steady ? fixedG : prewarped(start.octave.value(at: i))
-                let k = 4 * Double(start.resonance.value(at: i)), d = Double(start.drive.value(at: i))
-                let a = g / (1 + g), b = 1 / (1 + g)
-                // The stages' stored contribution to y₄, and the loop solved for u.
-                let sum = ((a * s[0] * b + s[1] * b) * a + s[2] * b) * a + s[3] * b
-                let a4 = a * a * a * a
-                let input = Double(x[i])
-                let u = WaveshaperCurve.tanhApproximation(d * (input - k * sum) / (1 + k * a4)) / d
-                var v = (u - s[0]) * a; let y1 = v + s[0]; s[0] = y1 + v
-                v = (y1 - s[1]) * a; let y2 = v + s[1]; s[1] = y2 + v
-                v = (y2 - s[2]) * a; let y3 = v + s[2]; s[2] = y3 + v
-                v = (y3 - s[3]) * a; let y4 = v + s[3]; s[3] = y4 + v
-                let out: Double
-                switch (mode, slope) {
-                case (.lowpass, 24): out = y4
-                case (.lowpass, _): out = y2
-                case (.highpass, 24): out = u - 4 * y1 + 6 * y2 - 4 * y3 + y4
-                case (.highpass, _): out = u - 2 * y1 + y2
-                case (.bandpass, 24): out = 4 * (y2 - 2 * y3 + y4)
-                case (.bandpass, _): out = 2 * (y1 - y2)
-                }
-                x[i] = Float(out)
-            }
+        var c = 0
+        while c < channelCount {
+            let pair = c + 1 < channelCount
+            processLanes(channels[c], pair ? channels[c + 1] : channels[c], writesSecond: pair,
+                         stages + 4 * c, pair ? stages + 4 * (c + 1) : spare, start, frameCount)
+            c += 2
         }
         var s = start
         s.octave.advance(by: frameCount); s.resonance.advance(by: frameCount); s.drive.advance(by: frameCount)
         state.pointee = s
+    }
+
+    /// Two channels side by side (lane 0: `first`, lane 1: `second`, written back only when
+    /// `writesSecond`).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func processLanes(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>, writesSecond: Bool,
+                      _ s0: UnsafeMutablePointer<Double>, _ s1: UnsafeMutablePointer<Double>, _ start: State, _ frameCount: Int) {
+        var z0 = SIMD2(s0[0], s1[0]), z1 = SIMD2(s0[1], s1[1]), z2 = SIMD2(s0[2], s1[2]), z3 = SIMD2(s0[3], s1[3])
+        let steady = !start.octave.isRamping
+        let fixedG = prewarped(start.octave.target)
+        for i in 0..<frameCount {
+            let g = steady ? fixedG : prewarped(start.octave.value(at: i))
+            let k = 4 * Double(start.resonance.value(at: i)), d = Double(start.drive.value(at: i))
+            let a = g / (1 + g), b = 1 / (1 + g)
+            // The stages' stored contribution to y₄, and the loop solved for u.
+            let sum = ((a * z0 * b + z1 * b) * a + z2 * b) * a + z3 * b
+            let a4 = a * a * a * a
+            let input = SIMD2(Double(first[i]), Double(second[i]))
+            let u = WaveshaperCurve.tanhApproximation(d * (input - k * sum) / (1 + k * a4)) / d
+            var v = (u - z0) * a; let y1 = v + z0; z0 = y1 + v
+            v = (y1 - z1) * a; let y2 = v + z1; z1 = y2 + v
+            v = (y2 - z2) * a; let y3 = v + z2; z2 = y3 + v
+            v = (y3 - z3) * a; let y4 = v + z3; z3 = y4 + v
+            let out: SIMD2<Double>
+            switch (mode, slope) {
+            case (.lowpass, 24): out = y4
+            case (.lowpass, _): out = y2
+            case (.highpass, 24): out = u - 4 * y1 + 6 * y2 - 4 * y3 + y4
+            case (.highpass, _): out = u - 2 * y1 + y2
+            case (.bandpass, 24): out = 4 * (y2 - 2 * y3 + y4)
+            case (.bandpass, _): out = 2 * (y1 - y2)
+            }
+            first[i] = Float(out[0])
+            if writesSecond { second[i] = Float(out[1]) }
+        }
+        s0[0] = z0[0]; s0[1] = z1[0]; s0[2] = z2[0]; s0[3] = z3[0]
+        s1[0] = z0[1]; s1[1] = z1[1]; s1[2] = z2[1]; s1[3] = z3[1]
     }
 }
 

@@ -10,9 +10,11 @@ import Foundation
 /// stage: y = a·u + s,  s = u − a·y          (H(z) = (a + z⁻¹) / (1 + a·z⁻¹))
 /// ```
 ///
-/// The coefficient is worked out every frame (no zipper), on each channel's own oscillator
-/// phase (`stereoPhase` cycles apart). Per frame at absolute positions: the same output for
-/// every block size.
+/// The coefficient is worked out exactly at every 8th frame of the stream (its absolute
+/// position) and drawn straight between (no zipper: it moves every frame; the libm calls run
+/// once in 8 frames), on each channel's own oscillator phase (`stereoPhase` cycles apart). The
+/// phase is a function of the position (from the last rate change), not a running sum: the
+/// same output for every block size.
 public struct Phaser: ~Copyable, @unchecked Sendable {
     public struct Values: Sendable, Equatable {
         public var rateHz: Double
@@ -36,6 +38,10 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
     let rampFrames: Int
 
     struct State {
+        var position = 0
+        /// `oscillator.phase` is the phase at `position`; at frame t it is
+        /// `origin.phase + (t − origin.position) · increment`, from the last rate change.
+        var origin: (position: Int, phase: Double) = (0, 0)
         var oscillator: LowFrequencyOscillator
         var centre: LinearRamp
         var octaves: LinearRamp
@@ -64,6 +70,7 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
     @_noLocks
     #endif
     public func retune(_ v: Values) {
+        state.pointee.origin = (state.pointee.position, state.pointee.oscillator.phase)
         state.pointee.oscillator.setFrequency(v.rateHz, sampleRate: sampleRate)
         state.pointee.centre.setTarget(Float(v.centreHz), frames: rampFrames)
         state.pointee.octaves.setTarget(Float(v.octaves), frames: rampFrames)
@@ -80,20 +87,47 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
         return (t - 1) / (t + 1)
     }
 
+    /// Frames between the coefficient's exact values.
+    static let segmentFrames = 8
+
+    /// The oscillator's phase (0 ≤ φ < 1) at `frame`, `offset` cycles on.
+    @inline(__always)
+    static func phase(_ s: State, offset: Double, at frame: Int) -> Double {
+        var p = s.origin.phase + Double(frame - s.origin.position) * s.oscillator.increment + offset
+        p -= Double(Int64(truncatingIfNeeded: Int(p.magnitude < 1e15 ? p : 0)))
+        return p < 0 ? p + 1 : p
+    }
+
+    /// The all-pass coefficient at `frame` for a channel `offset` cycles on (the ramps read at
+    /// the block's frame `at`, never before the block).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    @inline(__always)
+    func coefficient(_ s: State, offset: Double, frame: Int, at i: Int) -> Double {
+        let u = LowFrequencyOscillator.value(s.oscillator.shape, at: Self.phase(s, offset: offset, at: frame))
+        let e = Double(s.octaves.value(at: i)) * (2 * u - 1)
+        return coefficient(Double(s.centre.value(at: i)) * _unsafePerformance { exp2(e) })
+    }
+
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
-        let start = state.pointee
-        var s = start
+        let s = state.pointee, segment = Self.segmentFrames
         for c in 0..<channelCount {
-            s = start
-            let x = channels[c], m = memory + c * (stages + 1)
+            let x = channels[c], m = memory + c * (stages + 1), offset = Double(c) * stereoPhase
+            var boundary = Int.min, a0 = 0.0, a1 = 0.0, da = 0.0
             for i in 0..<frameCount {
-                let centre = Double(s.centre.value(at: i)), octaves = Double(s.octaves.value(at: i))
-                let u = s.oscillator.value(offset: Double(c) * stereoPhase)
-                let e = octaves * (2 * u - 1)
-                let a = coefficient(centre * _unsafePerformance { exp2(e) })
+                let t = s.position + i, start = t - (t & (segment - 1))
+                if start != boundary {
+                    // The next segment starts where this one ended: its first value is known.
+                    a0 = start == boundary + segment ? a1 : coefficient(s, offset: offset, frame: start, at: max(0, start - s.position))
+                    boundary = start
+                    a1 = coefficient(s, offset: offset, frame: start + segment, at: start + segment - s.position)
+                    da = (a1 - a0) / Double(segment)
+                }
+                let a = a0 + da * Double(t - start)
                 let input = Double(x[i])
                 var v = input + Double(s.feedback.value(at: i)) * m[stages]
                 for k in 0..<stages {
@@ -103,13 +137,14 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
                 }
                 m[stages] = v
                 x[i] = s.dry.value(at: i) * Float(input) + s.wet.value(at: i) * Float(v)
-                s.oscillator.phase += s.oscillator.increment
-                if s.oscillator.phase >= 1 { s.oscillator.phase -= 1 }
             }
         }
-        s.centre.advance(by: frameCount); s.octaves.advance(by: frameCount); s.feedback.advance(by: frameCount)
-        s.wet.advance(by: frameCount); s.dry.advance(by: frameCount)
-        state.pointee = s
+        var next = s
+        next.position = s.position + frameCount
+        next.oscillator.phase = Self.phase(s, offset: 0, at: next.position)
+        next.centre.advance(by: frameCount); next.octaves.advance(by: frameCount); next.feedback.advance(by: frameCount)
+        next.wet.advance(by: frameCount); next.dry.advance(by: frameCount)
+        state.pointee = next
     }
 }
 
@@ -121,6 +156,8 @@ extension Phaser {
     public func reset() {
         memory.update(repeating: 0, count: channelCount * (stages + 1))
         state.pointee.oscillator.phase = 0
+        state.pointee.position = 0
+        state.pointee.origin = (0, 0)
     }
 
     /// Takes over `previous`'s all-pass memories and phase, then moves to this kernel's values.
