@@ -15,7 +15,7 @@ DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
                 pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
-BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins calf-plugins \
+BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins calf-plugins dragonfly-reverb-lv2 \
                   libzita-convolver-dev brutefir g++
 # The command-line program the tests and the demo run: the build's own. `make static` builds it a
 # second time with the Swift runtime and Foundation linked in (its own build folder, product

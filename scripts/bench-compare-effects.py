@@ -32,7 +32,8 @@ Reverb: each one's impulse response (a unit impulse, stereo, wet only where the 
 (T30 fit from −5 to −35 dB) in the 500 Hz, 1 kHz and 2 kHz octaves; ringing as the largest
 peak of the Welch-averaged tail spectrum (2,048-point Hann, 0.1…1.1 s) over its third-octave
 smoothing. Set to 2 s where the tool has a decay time (Timbre: decay 2 with both multipliers
-1; Calf Reverb: decay_time 2, its damping and cuts opened); pedalboard's `Reverb`
+1; Dragonfly Hall: decay 2, late level only, both multipliers 1, its cuts opened; Calf Reverb:
+decay_time 2, its damping and cuts opened); pedalboard's `Reverb`
 (room_size 0.8) and sox `reverb 80` have none: their T60 is what they give. Cost as above.
 
 Modulation, bit crushing, the ladder: cost only (their accuracy is in the node tests: LFO
@@ -253,6 +254,9 @@ def reverb():
         row(name, set_t60, h, ns_per_frame(timed([TIMBRE, "render", noise, "-o", out, "--preset", p, "--quiet"]) - timbre_empty))
 
     timbre_reverb("Timbre reverb (decay 2 s)", {"type": "reverb", "decay": 2, "lowMultiplier": 1, "highMultiplier": 1, "early": -60, "predelay": 0, "mix": 100}, 2.0)
+    timbre_reverb("Dragonfly Hall (LV2, decay 2 s)", {"type": "plugin", "uri": "https://github.com/michaelwillis/dragonfly-reverb",
+                   "controls": {"decay": 2, "dry_level": 0, "early_level": 0, "late_level": 100, "delay": 0, "low_mult": 1, "high_mult": 1,
+                                "low_cut": 0, "high_cut": 16000}}, 2.0)
     timbre_reverb("Calf Reverb (LV2, decay_time 2 s)", {"type": "plugin", "uri": "http://calf.sourceforge.net/plugins/Reverb",
                    "controls": {"decay_time": 2, "hf_damp": 20000, "bass_cut": 20, "treble_cut": 20000, "dry": 0, "amount": 1}}, 2.0)
 

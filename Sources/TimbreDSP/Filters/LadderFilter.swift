@@ -113,11 +113,12 @@ public struct LadderFilter: ~Copyable, @unchecked Sendable {
             let g = steady ? fixedG : prewarped(start.octave.value(at: i))
             let k = 4 * Double(start.resonance.value(at: i)), d = Double(start.drive.value(at: i))
             let a = g / (1 + g), b = 1 / (1 + g)
+            // Off the loop's chain: what depends on the settings alone (the divisions).
+            let a4 = a * a * a * a, solve = d / (1 + k * a4), undrive = 1 / d
             // The stages' stored contribution to y₄, and the loop solved for u.
             let sum = ((a * z0 * b + z1 * b) * a + z2 * b) * a + z3 * b
-            let a4 = a * a * a * a
             let input = SIMD2(Double(first[i]), Double(second[i]))
-            let u = WaveshaperCurve.tanhApproximation(d * (input - k * sum) / (1 + k * a4)) / d
+            let u = WaveshaperCurve.tanhApproximation((input - k * sum) * solve) * undrive
             var v = (u - z0) * a; let y1 = v + z0; z0 = y1 + v
             v = (y1 - z1) * a; let y2 = v + z1; z1 = y2 + v
             v = (y2 - z2) * a; let y3 = v + z2; z2 = y3 + v
