@@ -47,6 +47,28 @@ import TimbreTestSupport
         #expect(step <= own * speed * gain)
     }
 
+    /// The kernel's oscillator phase is a function of the position since the last rate change:
+    /// a change re-anchors it where it is, so the delay does not jump. A 50 Hz sine (its period
+    /// longer than any jump the swing could make) read through one voice (10 ms ± 5 ms) while
+    /// the rate goes from 2 to 8 Hz at frame 10,000: no step beyond what the read's speed allows
+    /// at 8 Hz (1 + 2π·8·240/48,000 ≈ 1.25 × the sine's own). Without the re-anchoring the
+    /// delay jumps there and the step is twice the bound.
+    @Test func aRateChangeKeepsThePhase() throws {
+        let depth = 0.005 * Self.rate, centre = 0.01 * Self.rate
+        let delay = ModulatedDelay(values: .init(rateHz: 2, centreFrames: centre, depthFrames: depth, feedback: 0, mix: 1), shape: .sine, voices: 1,
+                                   stereoPhase: 0, sampleRate: Self.rate, channelCount: 1, maximumFrames: Int(centre + depth) + 8)
+        let n = 30_000
+        let buffer = PlanarBuffer(channels: [(0..<n).map { Float(0.5 * sin(2 * Double.pi * 50 * Double($0) / Self.rate)) }])
+        for start in stride(from: 0, to: n, by: 100) {
+            if start == 10_000 { delay.retune(.init(rateHz: 8, centreFrames: centre, depthFrames: depth, feedback: 0, mix: 1)) }
+            buffer.withChannelPointers(from: start) { delay.process($0, frameCount: 100) }
+        }
+        let y = buffer.channels[0], own = 0.5 * 2 * Double.pi * 50 / Self.rate
+        let speed = 1 + 2 * Double.pi * 8 * depth / Self.rate
+        let step = (1_000..<n).map { Double(abs(y[$0] - y[$0 - 1])) }.max()!
+        #expect(step <= own * speed * 1.01, "largest step \(step), bound \(own * speed)")
+    }
+
     @Test func everyBlockSizeGivesTheSameBits() throws {
         let x = [Signals.noise(30_000, amplitude: 0.3, seed: 4), Signals.noise(30_000, amplitude: 0.3, seed: 5)]
         let node = #"{"type": "chorus", "voices": 3, "rate": 1.3, "depth": 4, "centre": 12, "feedback": 30, "mix": 60}"#

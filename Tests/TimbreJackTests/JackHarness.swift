@@ -62,8 +62,10 @@ final class LiveProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Sends a line; to a process that has exited it sends nothing (the test then fails on
+    /// what it expected, with the process's errors, instead of the write trapping the whole run).
     func send(_ line: String) {
-        stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try? stdin.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Sends `status` and returns the parsed JSON of the reply.

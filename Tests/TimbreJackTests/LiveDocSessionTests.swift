@@ -25,9 +25,14 @@ extension LiveJackTests {
                 """#.utf8))
             let shell = step.command.split(separator: "#", maxSplits: 1).first.map(String.init) ?? step.command
             let words = shell.split(separator: " ").map(String.init)
-            let live = try LiveProcess(Array(words.dropFirst(2)), command: words[1], cwd: d)
             let what = "\(page): $ \(step.command)"
-            if words[1] == "live" {
+            var live = try LiveProcess(Array(words.dropFirst(2)), command: words[1], cwd: d)
+            if words[1] == "live" && live.waitForLine(timeout: 15, { $0.hasPrefix("ready:") }) == nil {
+                // Seen once in CI under load (not reproduced here): the host ended before it was
+                // ready. Its errors are printed, and it gets one more start; a second failure fails.
+                print("\(what): not ready on the first start (exit \(live.process.isRunning ? "none yet" : "\(live.process.terminationStatus)")): \(live.errors)")
+                if live.process.isRunning { live.process.terminate() }
+                live = try LiveProcess(Array(words.dropFirst(2)), command: words[1], cwd: d)
                 #expect(live.waitForLine(timeout: 15) { $0.hasPrefix("ready:") } != nil, "\(what): not ready: \(live.errors)")
             }
             var sentQuit = false
