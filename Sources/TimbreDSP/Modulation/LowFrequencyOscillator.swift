@@ -57,6 +57,16 @@ public struct LowFrequencyOscillator: Sendable, Equatable {
     }
 
     /// The value at `offset` (≥ 0) cycles from the current phase, without advancing.
+    /// The phase (0 ≤ φ < 1) at `frame`, `offset` cycles on, for an oscillator whose phase was
+    /// `origin.phase` at frame `origin.position` (its last rate change): a function of the
+    /// position, not a running sum, so it is the same whichever block reaches the frame.
+    @inline(__always)
+    public func phase(at frame: Int, from origin: (position: Int, phase: Double), offset: Double = 0) -> Double {
+        var p = origin.phase + Double(frame - origin.position) * increment + offset
+        p -= Double(Int64(truncatingIfNeeded: Int(p.magnitude < 1e15 ? p : 0)))
+        return p < 0 ? p + 1 : p
+    }
+
     @inline(__always)
     public func value(offset: Double) -> Double {
         var p = phase + offset  // ≥ 0

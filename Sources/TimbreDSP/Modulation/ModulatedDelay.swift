@@ -123,10 +123,7 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
     #endif
     @inline(__always)
     static func oscillator(_ s: State, offset: Double, at frame: Int) -> Double {
-        var p = s.origin.phase + Double(frame - s.origin.position) * s.oscillator.increment + offset
-        p -= Double(Int64(truncatingIfNeeded: Int(p.magnitude < 1e15 ? p : 0)))
-        if p < 0 { p += 1 }
-        return LowFrequencyOscillator.value(s.oscillator.shape, at: p)
+        LowFrequencyOscillator.value(s.oscillator.shape, at: s.oscillator.phase(at: frame, from: s.origin, offset: offset))
     }
 
     #if TIMBRE_REALTIME_CHECKS
@@ -174,18 +171,10 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
         }
         var next = s
         next.position = s.position + frameCount
-        next.oscillator.phase = Self.phase(s, at: next.position)
+        next.oscillator.phase = s.oscillator.phase(at: next.position, from: s.origin)
         next.centre.advance(by: frameCount); next.depth.advance(by: frameCount); next.feedback.advance(by: frameCount)
         next.wet.advance(by: frameCount); next.dry.advance(by: frameCount)
         state.pointee = next
-    }
-
-    /// The phase (0 ≤ φ < 1) at `frame`.
-    @inline(__always)
-    static func phase(_ s: State, at frame: Int) -> Double {
-        var p = s.origin.phase + Double(frame - s.origin.position) * s.oscillator.increment
-        p -= Double(Int64(truncatingIfNeeded: Int(p.magnitude < 1e15 ? p : 0)))
-        return p < 0 ? p + 1 : p
     }
 }
 

@@ -90,14 +90,6 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
     /// Frames between the coefficient's exact values.
     static let segmentFrames = 8
 
-    /// The oscillator's phase (0 ≤ φ < 1) at `frame`, `offset` cycles on.
-    @inline(__always)
-    static func phase(_ s: State, offset: Double, at frame: Int) -> Double {
-        var p = s.origin.phase + Double(frame - s.origin.position) * s.oscillator.increment + offset
-        p -= Double(Int64(truncatingIfNeeded: Int(p.magnitude < 1e15 ? p : 0)))
-        return p < 0 ? p + 1 : p
-    }
-
     /// The all-pass coefficient at `frame` for a channel `offset` cycles on (the ramps read at
     /// the block's frame `at`, never before the block).
     #if TIMBRE_REALTIME_CHECKS
@@ -105,7 +97,7 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
     #endif
     @inline(__always)
     func coefficient(_ s: State, offset: Double, frame: Int, at i: Int) -> Double {
-        let u = LowFrequencyOscillator.value(s.oscillator.shape, at: Self.phase(s, offset: offset, at: frame))
+        let u = LowFrequencyOscillator.value(s.oscillator.shape, at: s.oscillator.phase(at: frame, from: s.origin, offset: offset))
         let e = Double(s.octaves.value(at: i)) * (2 * u - 1)
         return coefficient(Double(s.centre.value(at: i)) * _unsafePerformance { exp2(e) })
     }
@@ -141,7 +133,7 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
         }
         var next = s
         next.position = s.position + frameCount
-        next.oscillator.phase = Self.phase(s, offset: 0, at: next.position)
+        next.oscillator.phase = s.oscillator.phase(at: next.position, from: s.origin)
         next.centre.advance(by: frameCount); next.octaves.advance(by: frameCount); next.feedback.advance(by: frameCount)
         next.wet.advance(by: frameCount); next.dry.advance(by: frameCount)
         state.pointee = next
