@@ -18,6 +18,7 @@ extension LiveSession {
                 "xruns": .number(Double(host.xruns)),
                 "missedCycles": .number(Double(host.missedCycles)),
                 "missedFrames": .number(Double(host.missedFrames)),
+                "startFrameTime": host.startFrameTime.map { .number(Double($0)) } ?? .null,
                 "dspLoadPercent": .number((host.jack.cpuLoad * 100).rounded() / 100),
                 "cpuSeconds": LiveText.cpuSeconds(audio: host.audioThreadCPUSeconds, control: controlClock?.seconds, web: web?.threadClock?.seconds),
                 "inputs": .array(host.inputPortNames.map { .string($0) }),

@@ -35,6 +35,8 @@ struct JackProcessContext {
     /// skipped periods look like from inside (it reports no xrun for them).
     let missedCycles: UnsafeAtomic<Int>
     let missedFrames: UnsafeAtomic<Int>
+    /// The server's frame time at the first cycle this client rendered (-1 before it).
+    let startFrameTime: UnsafeAtomic<Int>
     /// The MIDI input port (`--midi`), or nil, and the ring its messages go into.
     let midiPort: OpaquePointer?
     let midiRing: MIDIEventRing
@@ -124,7 +126,7 @@ public final class JackHost: @unchecked Sendable {
             xruns: .create(0), bufferSize: .create(jack.bufferSize), sampleRate: .create(jack.sampleRate),
             shutdown: .create(false), cycles: .create(0), latencyFrames: .create(engine.latencyFrames),
             cycleEnter: cycleHooks?.enter, cycleExit: cycleHooks?.exit, recordSlots: Self.makeSlots(),
-            client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0),
+            client: jack.client, expectedFrameTime: Self.makeFrameTime(), missedCycles: .create(0), missedFrames: .create(0), startFrameTime: .create(-1),
             midiPort: midiPort, midiRing: MIDIEventRing(capacity: 4096), midiIgnored: .create(0)))
         let arg = UnsafeMutableRawPointer(context)
         // JACK's thread for this client: FTZ/DAZ, and a name (`timbre-jack`) that tools and
@@ -196,7 +198,7 @@ public final class JackHost: @unchecked Sendable {
             c.recordSlots[k].destroy()
         }
         c.recordSlots.deallocate()
-        c.expectedFrameTime.deallocate(); c.missedCycles.destroy(); c.missedFrames.destroy()
+        c.expectedFrameTime.deallocate(); c.missedCycles.destroy(); c.missedFrames.destroy(); c.startFrameTime.destroy()
         c.midiRing.deallocate(); c.midiIgnored.destroy()
         c.xruns.destroy(); c.bufferSize.destroy(); c.sampleRate.destroy(); c.shutdown.destroy(); c.cycles.destroy(); c.latencyFrames.destroy()
         context.deinitialize(count: 1)
@@ -219,6 +221,7 @@ public final class JackHost: @unchecked Sendable {
             // A jump of the frame clock: the server ran cycles without us.
             let now = Int64(jack_last_frame_time(c.client))
             let expected = c.expectedFrameTime.pointee
+            if expected < 0 { c.startFrameTime.store(Int(now), ordering: .relaxed) }
             if expected >= 0 && now != expected {
                 let gap = Int(UInt32(truncatingIfNeeded: now - expected))
                 if gap < Int(Int32.max) {
@@ -345,6 +348,13 @@ public final class JackHost: @unchecked Sendable {
     /// periods, which it does not report as xruns), and how many frames they held.
     public var missedCycles: Int { context.pointee.missedCycles.load(ordering: .relaxed) }
     public var missedFrames: Int { context.pointee.missedFrames.load(ordering: .relaxed) }
+    /// The server's frame time (`jack_last_frame_time`) of the first cycle this client
+    /// rendered: where frame 0 of its stream sits on the server's clock, so a recording made
+    /// by another client can be placed on the stream (nil before the first cycle).
+    public var startFrameTime: Int? {
+        let t = context.pointee.startFrameTime.load(ordering: .relaxed)
+        return t < 0 ? nil : t
+    }
 
     /// The MIDI input port's full name (nil without `midiInput`).
     public var midiPortName: String? { context.pointee.midiPort.map(jack.fullName) }

@@ -99,6 +99,41 @@ import TimbreTestSupport
         #expect(Double(worst) <= Tolerance[.batchFlat].limit, "deviation from flat \(worst)")
     }
 
+    /// A warmed-up engine starts where a fresh offline render starts: the warm-up's block of
+    /// silence leaves no trace (filters, delay lines, oscillators, dither, ramps all reset).
+    /// Each chain node kind alone, stereo noise, 256-frame blocks: bit for bit. (The tremolo
+    /// and ring modulator once kept the warm-up's 256 frames of oscillator phase — found live
+    /// under jackd by `LiveJackTests.effectsLiveEqualOffline`.)
+    @Test func warmUpLeavesNoTrace() throws {
+        guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
+            Issue.record("chain preset"); return
+        }
+        let x = Signals.noise(24000, amplitude: 0.3, seed: 21)
+        for node in nodes {
+            var one = every
+            one["chain"] = .array([node])
+            let document = JSONValue.object(one)
+            let engine = try LiveEngine(document: document, sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
+            engine.warmUp()
+            let d = Driver(engine, block: 256)
+            var live: [[Float]] = [[], []]
+            var i = 0
+            while i < x.count {
+                let n = min(256, x.count - i)
+                for c in 0..<2 { for k in 0..<n { d.input[c][k] = x[i + k] } }
+                d.renderBlock(n)
+                for c in 0..<2 { live[c] += UnsafeBufferPointer(start: d.output[c], count: n) }
+                i += n
+            }
+            let offline = try PresetRender.render(PresetDecoder.decode(document), input: [x, x], block: 4096, rate: Self.rate).output
+            var worst: Float = 0
+            for c in 0..<2 { for k in 0..<x.count { worst = max(worst, abs(live[c][k] - offline[c][k])) } }
+            let kind: String
+            if case .object(let o) = node, case .string(let t)? = o["type"] { kind = t } else { kind = "?" }
+            #expect(worst == 0, "\(kind): warmed-up live render vs offline: worst difference \(worst)")
+        }
+    }
+
     /// Filter state continues across a parameter change: changing a 40 Hz high-pass's
     /// neighbour does not restart the high-pass (no step transient on a DC-offset signal).
     @Test func stateContinuesAcrossEdits() throws {

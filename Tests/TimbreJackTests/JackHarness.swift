@@ -102,6 +102,9 @@ struct TapContext {
     let length: Int
     let position: UnsafeAtomic<Int>
     let running: UnsafeAtomic<Bool>
+    let client: OpaquePointer
+    /// The server's frame time of the first running cycle (-1 before it).
+    let startFrameTime: UnsafeAtomic<Int>
 }
 
 /// A JACK client that plays (`player`) or records (`recorder`) a fixed-length planar signal.
@@ -122,12 +125,14 @@ final class TapClient {
         }
         context = .allocate(capacity: 1)
         context.initialize(to: TapContext(ports: ports, count: channels, isPlayer: player, buffers: buffers, length: length,
-                                          position: .create(0), running: .create(false)))
+                                          position: .create(0), running: .create(false),
+                                          client: jack.client, startFrameTime: .create(-1)))
         jack_set_process_callback(jack.client, { frames, arg in
             let c = arg!.assumingMemoryBound(to: TapContext.self).pointee
             let n = Int(frames)
             let running = c.running.load(ordering: .acquiring)
             let pos = c.position.load(ordering: .relaxed)
+            if running && pos == 0 { c.startFrameTime.store(Int(jack_last_frame_time(c.client)), ordering: .relaxed) }
             for k in 0..<c.count {
                 guard let raw = jack_port_get_buffer(c.ports[k], frames) else { continue }
                 let buf = raw.assumingMemoryBound(to: Float.self)
@@ -149,6 +154,11 @@ final class TapClient {
     func start() { context.pointee.running.store(true, ordering: .releasing) }
     var position: Int { context.pointee.position.load(ordering: .relaxed) }
     var isDone: Bool { position >= context.pointee.length }
+    /// The server's frame time at which the first played or recorded frame passed (nil before).
+    var startFrameTime: Int? {
+        let t = context.pointee.startFrameTime.load(ordering: .relaxed)
+        return t < 0 ? nil : t
+    }
 
     func channel(_ c: Int) -> [Float] { Array(UnsafeBufferPointer(start: context.pointee.buffers[c], count: context.pointee.length)) }
     var portNames: [String] { (context.pointee.isPlayer ? jack.outputPorts : jack.inputPorts).map(jack.fullName) }
@@ -159,7 +169,7 @@ final class TapClient {
         jack.close()
         let c = context.pointee
         for k in 0..<c.count { c.buffers[k].deallocate() }
-        c.buffers.deallocate(); c.ports.deallocate(); c.position.destroy(); c.running.destroy()
+        c.buffers.deallocate(); c.ports.deallocate(); c.position.destroy(); c.running.destroy(); c.startFrameTime.destroy()
         context.deallocate()
     }
 

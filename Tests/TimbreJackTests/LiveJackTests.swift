@@ -187,6 +187,63 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// Effects live: every effect kind in one chain (delay with glide and feedback cuts, stereo
+    /// tools, tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, dithered
+    /// bitcrusher, ladder, reverb, ring modulator) under jackd equals the offline render sample
+    /// for sample. The oscillators and the dither run from frame 0 of the host's stream, not from
+    /// the first sound, so the offline render gets the same lead of silence: the host's
+    /// `startFrameTime` and the player's and recorder's first frame times place the signal and
+    /// the recording on the host's stream.
+    @Test func effectsLiveEqualOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let json = #"""
+        {"version": 1, "name": "effects live", "chain": [
+          {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide", "pingPong": true},
+          {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
+          {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "pan", "note": "1/8", "tempo": 100},
+          {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
+          {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
+          {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
+          {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
+          {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
+          {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
+          {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
+        ]}
+        """#
+        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let n = 96000, signal = [Self.noise(n, seed: 13), Self.noise(n, seed: 14)]
+        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: n + 48000)
+        let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
+        for k in 0..<2 {
+            try player.jack.connect(player.portNames[k], "tl:in_\(k + 1)")
+            try recorder.jack.connect("tl:out_\(k + 1)", recorder.portNames[k])
+        }
+        recorder.start()
+        #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 0 }, "recorder runs")
+        player.start()
+        #expect(player.waitUntilDone(timeout: Double(n) / Self.rate + 20))
+        #expect(recorder.waitUntilDone(timeout: 1 + 20))
+        let status = try live.status()
+        let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
+        let playStart = try #require(player.startFrameTime), recordStart = try #require(recorder.startFrameTime)
+        #expect(status["missedFrames"] as? Int == 0 && status["xruns"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
+        let recorded = [recorder.channel(0), recorder.channel(1)]
+        player.close(); recorder.close()
+        // Where the signal's first frame fell on the host's stream, and in the recording.
+        let lead = playStart - hostStart, at = playStart - recordStart
+        try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
+        let padded = signal.map { [Float](repeating: 0, count: lead) + $0 }
+        let expected = try Self.offline(json, padded).map { Array($0[lead..<(lead + n)]) }
+        let got = recorded.map { Array($0[at..<(at + n)]) }
+        let worst = Self.worstDifference(got, expected)
+        print("JACK live vs offline, every effect kind in one chain: worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
+        #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// Plugins live: LV2 (eg-amp as two mono instances) and LADSPA (swh amp) beside built-in
     /// nodes in `timbre live` under jackd: the recorded output equals the offline render bit for
     /// bit, `set amp.gain` reaches the plugin, and `status` reports each plugin's run time.

@@ -36,6 +36,15 @@ public struct RingModulator: Sendable {
         dry = LinearRamp(value: previous.dry.current); dry.setTarget(1 - w, frames: rampFrames)
     }
 
+    /// The carrier back at its start and the mix at its target, as a fresh kernel's.
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public mutating func reset() {
+        oscillator.phase = 0
+        wet = LinearRamp(value: wet.target); dry = LinearRamp(value: dry.target)
+    }
+
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

@@ -42,6 +42,16 @@ public struct Tremolo: Sendable {
         depth.setTarget(target, frames: rampFrames)
     }
 
+    /// The oscillator back at its start and the depth at its target, as a fresh kernel's
+    /// (``RenderPlan/reset()`` after a warm-up: the stream starts at phase 0, live as offline).
+    #if TIMBRE_REALTIME_CHECKS
+    @_noLocks
+    #endif
+    public mutating func reset() {
+        oscillator.phase = 0
+        depth = LinearRamp(value: depth.target)
+    }
+
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif

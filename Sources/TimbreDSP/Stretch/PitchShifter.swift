@@ -88,6 +88,11 @@ public struct PitchShifter: ~Copyable {
             }
         }
 
+        /// Back to the start of a stream at the target pitch, as ``PitchShifter/reset()``. Not
+        /// for the audio thread (it designs the stretcher's rate): a host calls it after its
+        /// warm-up, before real-time rendering starts.
+        public func reset() { storage._withUnsafeGuaranteedRef { $0.reset() } }
+
         /// Clears NaN and infinity from the shifter's memory (after non-finite input, which would
         /// otherwise stay in its overlap-add and resampler history for good). Real-time safe.
         #if TIMBRE_REALTIME_CHECKS

@@ -56,5 +56,5 @@ struct PitchStep: RenderKernel {
     static let operations = KernelOperations(process: { k, b in
         let s = PitchStep.at(k).pointee
         s.kernel.process(b.block.pointee.channels, semitones: s.semitones, frameCount: b.block.pointee.frameCount, stamp: b.block.pointee.stamp)
-    }, clearNonFinite: { k in PitchStep.at(k).pointee.kernel.clearNonFinite() })
+    }, reset: { k in PitchStep.at(k).pointee.kernel.reset() }, clearNonFinite: { k in PitchStep.at(k).pointee.kernel.clearNonFinite() })
 }

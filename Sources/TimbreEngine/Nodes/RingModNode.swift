@@ -87,6 +87,7 @@ struct RingModStep: RenderKernel, ~Copyable {
             let s = RingModStep.at(k)
             s.pointee.kernel.process(b.block.pointee.channels, channelCount: s.pointee.channels, frameCount: b.block.pointee.frameCount)
         },
-        continueState: { new, old, _ in RingModStep.at(new).pointee.kernel.continueFrom(RingModStep.at(old).pointee.kernel) })
+        continueState: { new, old, _ in RingModStep.at(new).pointee.kernel.continueFrom(RingModStep.at(old).pointee.kernel) },
+        reset: { k in RingModStep.at(k).pointee.kernel.reset() })
     deinit { motion?.deallocate() }
 }

@@ -115,6 +115,7 @@ struct TremoloStep: RenderKernel, ~Copyable {
             let s = TremoloStep.at(k)
             s.pointee.kernel.process(b.block.pointee.channels, channelCount: s.pointee.channels, frameCount: b.block.pointee.frameCount)
         },
-        continueState: { new, old, _ in TremoloStep.at(new).pointee.kernel.continueFrom(TremoloStep.at(old).pointee.kernel) })
+        continueState: { new, old, _ in TremoloStep.at(new).pointee.kernel.continueFrom(TremoloStep.at(old).pointee.kernel) },
+        reset: { k in TremoloStep.at(k).pointee.kernel.reset() })
     deinit { motion?.deallocate() }
 }

@@ -20,6 +20,9 @@ struct BlockReplay {
 
     func deallocate() { lastOutput.deallocate(); last.deallocate() }
 
+    /// Forgets the kept block: the next block is run, whatever its stamp.
+    func forget() { last[0] = Int.min; last[1] = Int.min }
+
     /// Writes the kept output of block `stamp` into `channels` if that block was already run.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks

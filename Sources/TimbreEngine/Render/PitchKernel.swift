@@ -26,6 +26,12 @@ package struct PitchKernel {
         NonFiniteScan.zero(replay.lastOutput, count: replay.channelCount * replay.maxBlockFrames)
     }
 
+    /// Back to the start of a stream (after a host's warm-up; not for the audio thread).
+    func reset() {
+        handle.reset()
+        replay.forget()
+    }
+
     /// Shifts `frameCount` frames of the node's channels in place toward `semitones` — or, if
     /// this block (`stamp`) was already shifted by another plan, writes that result.
     #if TIMBRE_REALTIME_CHECKS
