@@ -101,7 +101,8 @@ import TimbreTestSupport
 
     /// A warmed-up engine starts where a fresh offline render starts: the warm-up's block of
     /// silence leaves no trace (filters, delay lines, oscillators, dither, ramps all reset).
-    /// Each chain node kind alone, stereo noise, 256-frame blocks: bit for bit. (The tremolo
+    /// Each chain node kind alone and the graph of every graph node (sources, buses, a sine
+    /// generator), stereo noise, 256-frame blocks: bit for bit. (The tremolo
     /// and ring modulator once kept the warm-up's 256 frames of oscillator phase — found live
     /// under jackd by `LiveJackTests.effectsLiveEqualOffline`.)
     @Test func warmUpLeavesNoTrace() throws {
@@ -109,10 +110,14 @@ import TimbreTestSupport
             Issue.record("chain preset"); return
         }
         let x = Signals.noise(24000, amplitude: 0.3, seed: 21)
-        for node in nodes {
+        let graph = try PresetDecoder.parse(Data(EveryNodePresets.graph.utf8))
+        let cases: [(String, JSONValue)] = nodes.map { node in
             var one = every
             one["chain"] = .array([node])
-            let document = JSONValue.object(one)
+            if case .object(let o) = node, case .string(let t)? = o["type"] { return (t, .object(one)) }
+            return ("?", .object(one))
+        } + [("the every-graph-node graph", graph)]
+        for (kind, document) in cases {
             let engine = try LiveEngine(document: document, sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
             engine.warmUp()
             let d = Driver(engine, block: 256)
@@ -128,8 +133,6 @@ import TimbreTestSupport
             let offline = try PresetRender.render(PresetDecoder.decode(document), input: [x, x], block: 4096, rate: Self.rate).output
             var worst: Float = 0
             for c in 0..<2 { for k in 0..<x.count { worst = max(worst, abs(live[c][k] - offline[c][k])) } }
-            let kind: String
-            if case .object(let o) = node, case .string(let t)? = o["type"] { kind = t } else { kind = "?" }
             #expect(worst == 0, "\(kind): warmed-up live render vs offline: worst difference \(worst)")
         }
     }

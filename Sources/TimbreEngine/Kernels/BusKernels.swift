@@ -79,7 +79,8 @@ extension SineGenerator: GraphKernel {
     var shape: KernelShape { KernelShape("sine", carriesState: true) }
     package static let operations = KernelOperations(
         process: { k, b in SineGenerator.at(k).pointee.generate(into: b.block.pointee.channels[0], frameCount: b.block.pointee.frameCount) },
-        continueState: { new, old, _ in SineGenerator.at(new).pointee.phase = SineGenerator.at(old).pointee.phase })
+        continueState: { new, old, _ in SineGenerator.at(new).pointee.phase = SineGenerator.at(old).pointee.phase },
+        reset: { k in SineGenerator.at(k).pointee.phase = 0 })
 }
 
 extension GainKernel: GraphKernel {
