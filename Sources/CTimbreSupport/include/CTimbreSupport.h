@@ -15,6 +15,7 @@ int timbre_ftz_daz_enabled(void);
 void timbre_set_ftz_daz(int on);
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Σ c[i]·x[i] for i < n (n a multiple of 8), in Double: AVX2+FMA when the CPU has it.
 double timbre_dot_f64(const double *c, const double *x, size_t n);
@@ -114,5 +115,20 @@ void timbre_fir_block(const float *taps, const float *window, size_t count, floa
 
 /// sum[k] += x[k]·g[k] over `bins` interleaved complex values (PartitionedConvolver's levels).
 void timbre_complex_mac(float *sum, const float *x, const float *g, size_t bins);
+
+
+/// One voice of a chorus/flanger over a chunk of `n` frames (stream frames t0 … t0 + n − 1):
+/// for frame i, the oscillator u drawn straight across its 8-frame segment of the stream
+/// (`us[j]`: u at the j-th segment boundary from t0 − (t0 mod 8)), the delay
+/// centres[i] + depths[i]·(2u − 1) clamped to 2 … `longest` frames, and `ring` (a power of two,
+/// `mask` its size − 1, frame t at t & mask) read there by four-point Lagrange interpolation,
+/// added to taps[i]. `centres`/`depths` readable from index −7 to n + 7. AVX2+FMA when the CPU
+/// has it (chosen at load), portable otherwise; either gives a frame the same value wherever
+/// a chunk starts. No allocation, no locks.
+void timbre_modulated_voice(const float *ring, int64_t mask, int64_t t0, int n, const float *us,
+                            const float *centres, const float *depths, float longest, float *taps);
+/// The portable `timbre_modulated_voice`, always (tests compare the dispatched one with it).
+void timbre_modulated_voice_portable(const float *ring, int64_t mask, int64_t t0, int n, const float *us,
+                                     const float *centres, const float *depths, float longest, float *taps);
 
 #endif
