@@ -18,8 +18,9 @@ import CTimbreSupport
 /// centre, feedback and mix ramp over 25 ms when they change; a rate change keeps the phase.
 ///
 /// The oscillators are worked out at every 8th frame of the stream (its absolute position)
-/// and drawn straight between — one libm cosine per voice and 8 frames instead of per frame;
-/// a 10 Hz sine so drawn is within 1.4·10⁻⁵ of its curve (16 frames made the square's edges
+/// and drawn straight between — for the sine, one cosine and one sine of the stream's phase
+/// per 8 frames, each voice and channel that phase turned by its own offset (the angle-sum
+/// identity); the other shapes one evaluation per voice and 8 frames; a 10 Hz sine so drawn is within 1.4·10⁻⁵ of its curve (16 frames made the square's edges
 /// click at 10 Hz with −95 % feedback in `ChorusNodeTests`; 8 do not). The phase is a function of the
 /// position (from the last rate change), not a running sum. The block runs in chunks no
 /// longer than the shortest delay in them, voice by voice, so no chunk reads what it writes:
@@ -48,6 +49,12 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
     let capacity: Int
     let rings: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let state: UnsafeMutablePointer<State>
+    /// cos and sin of 2π·(v/voices + c·stereoPhase) for channel c's voice v: a sine
+    /// oscillator's voices are the stream's phase turned by these (one cosine and one sine a
+    /// segment for every voice and channel, not one cosine each).
+    let rotations: UnsafeMutablePointer<Double>
+    /// cos and sin of the phase at a chunk's segment boundaries.
+    let angles: UnsafeMutablePointer<Double>
     /// One chunk's centre, depth and summed taps (``rowStride`` each: a segment of padding,
     /// the chunk, a segment of padding — the voices' reads run whole segments), then the
     /// oscillator at a voice's segment boundaries.
@@ -88,6 +95,16 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
         rampFrames = max(1, Int((GainKernel.defaultRampSeconds * sampleRate).rounded()))
         rows = .allocate(capacity: 4 * Self.rowStride)
         rows.initialize(repeating: 0, count: 4 * Self.rowStride)
+        rotations = .allocate(capacity: 2 * channelCount * voices)
+        for c in 0..<channelCount {
+            for v in 0..<voices {
+                let turn = 2 * Double.pi * (Double(v) / Double(voices) + Double(c) * stereoPhase)
+                (rotations + 2 * (c * voices + v)).initialize(to: cos(turn))
+                (rotations + 2 * (c * voices + v) + 1).initialize(to: sin(turn))
+            }
+        }
+        angles = .allocate(capacity: 2 * Self.rowStride)
+        angles.initialize(repeating: 0, count: 2 * Self.rowStride)
         state = .allocate(capacity: 1)
         state.initialize(to: State(oscillator: LowFrequencyOscillator(shape: shape, frequencyHz: values.rateHz, sampleRate: sampleRate),
                                    centre: LinearRamp(value: Float(values.centreFrames)), depth: LinearRamp(value: Float(values.depthFrames)),
@@ -97,7 +114,7 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
 
     deinit {
         for k in 0..<channelCount { rings[k].deallocate() }
-        rings.deallocate(); state.deallocate(); rows.deallocate()
+        rings.deallocate(); state.deallocate(); rows.deallocate(); rotations.deallocate(); angles.deallocate()
     }
 
     /// Moves to new values (audio thread, at a block's start).
@@ -131,26 +148,43 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
         let mask = capacity - 1, scale = 1 / Float(voices), chunkLimit = Self.chunkFrames, segment = Self.segmentFrames
         let pad = Self.segmentFrames, stride = Self.rowStride, longest = Float(capacity - 4)
         let centres = rows + pad, depths = rows + stride + pad, taps = rows + 2 * stride + pad, boundaries = rows + 3 * stride
+        let angles = angles, rotations = rotations
         // Every read in a chunk is older than the chunk: the chunk is shorter than the shortest delay.
         let shortest = Double(min(s.centre.start, s.centre.target)) - Double(max(s.depth.start, s.depth.target))
         let chunk = max(1, min(chunkLimit, Int(min(max(shortest, 2), Double(capacity))) - 1))
         let steady = !s.centre.isRamping && !s.depth.isRamping
         let mixSteady = !s.feedback.isRamping && !s.dry.isRamping && !s.wet.isRamping
-        for c in 0..<channelCount {
-            let x = channels[c], ring = rings[c]
-            var done = 0
-            while done < frameCount {
-                let n = min(chunk, frameCount - done), t0 = s.position + done
-                if steady {
-                    for f in 0..<n { centres[f] = s.centre.target; depths[f] = s.depth.target; taps[f] = 0 }
-                } else {
-                    for f in 0..<n { centres[f] = s.centre.value(at: done + f); depths[f] = s.depth.value(at: done + f); taps[f] = 0 }
+        let sine = s.oscillator.shape == .sine
+        var done = 0
+        while done < frameCount {
+            let n = min(chunk, frameCount - done), t0 = s.position + done
+            if steady {
+                for f in 0..<n { centres[f] = s.centre.target; depths[f] = s.depth.target }
+            } else {
+                for f in 0..<n { centres[f] = s.centre.value(at: done + f); depths[f] = s.depth.value(at: done + f) }
+            }
+            // The segments of the stream this chunk touches, from the one holding t0.
+            let first = t0 - (t0 & (segment - 1)), segments = (t0 + n - first + segment - 1) / segment
+            if sine {
+                for j in 0...segments {
+                    let turn = 2 * Double.pi * s.oscillator.phase(at: first + j * segment, from: s.origin)
+                    angles[2 * j] = _unsafePerformance { cos(turn) }; angles[2 * j + 1] = _unsafePerformance { sin(turn) }
                 }
-                // The segments of the stream this chunk touches, from the one holding t0.
-                let first = t0 - (t0 & (segment - 1)), segments = (t0 + n - first + segment - 1) / segment
+            }
+            for c in 0..<channelCount {
+                let x = channels[c], ring = rings[c]
+                for f in 0..<n { taps[f] = 0 }
                 for v in 0..<voices {
-                    let offset = Double(v) / Double(voices) + Double(c) * stereoPhase
-                    for j in 0...segments { boundaries[j] = Float(Self.oscillator(s, offset: offset, at: first + j * segment)) }
+                    if sine {
+                        // 0.5 − 0.5·cos(θ + φ), θ the stream's phase, φ the voice's turn.
+                        let r = rotations + 2 * (c * voices + v), cosTurn = r[0], sinTurn = r[1]
+                        for j in 0...segments {
+                            boundaries[j] = Float(0.5 - 0.5 * (angles[2 * j] * cosTurn - angles[2 * j + 1] * sinTurn))
+                        }
+                    } else {
+                        let offset = Double(v) / Double(voices) + Double(c) * stereoPhase
+                        for j in 0...segments { boundaries[j] = Float(Self.oscillator(s, offset: offset, at: first + j * segment)) }
+                    }
                     _unsafePerformance { timbre_modulated_voice(ring, Int64(mask), Int64(t0), Int32(n), boundaries, centres, depths, longest, taps) }
                 }
                 if mixSteady {
@@ -168,8 +202,8 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
                         x[i] = s.dry.value(at: i) * input + s.wet.value(at: i) * wet
                     }
                 }
-                done += n
             }
+            done += n
         }
         var next = s
         next.position = s.position + frameCount
