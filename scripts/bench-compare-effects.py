@@ -328,6 +328,7 @@ def modulation():
     groups = [
         ("chorus", [
             ("Timbre chorus (3 voices)", lambda: c.timbre({"type": "chorus", "voices": 3})),
+            ("Timbre chorus (1 voice)", lambda: c.timbre({"type": "chorus", "voices": 1})),
             ("pedalboard Chorus (1 voice)", lambda: c.in_process(lambda pb: pb.Chorus(rate_hz=0.8, depth=0.25, centre_delay_ms=15, mix=0.5))),
             ("sox chorus (3 voices, 22–28 ms: its least is 20)", lambda: c.sox(["chorus", "0.7", "0.9", "25", "0.4", "0.8", "3", "-s", "28", "0.4", "0.9", "3", "-t", "22", "0.4", "0.7", "3", "-s"])),
             ("ffmpeg chorus (3 voices)", lambda: c.ffmpeg("chorus=0.7:0.9:15|18|12:0.4|0.4|0.4:0.8|0.9|0.7:3|3|3")),
