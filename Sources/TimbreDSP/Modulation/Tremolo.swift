@@ -53,7 +53,7 @@ public struct Tremolo: Sendable {
     }
 
     /// The oscillator back at its start and the depth at its target, as a fresh kernel's
-    /// (``RenderPlan/reset()`` after a warm-up: the stream starts at phase 0, live as offline).
+    /// (a plan's `reset()` after a warm-up: the stream starts at phase 0, live as offline).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
