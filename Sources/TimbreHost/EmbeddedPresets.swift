@@ -2290,7 +2290,7 @@ package enum EmbeddedPresets {
     },
     "reverbNode": {
       "additionalProperties": false,
-      "description": "An algorithmic reverb: a 16-line feedback delay network (Hadamard matrix) whose tail decays in decay seconds (T60) at mid frequencies, lowMultiplier × that below lowCrossover and highMultiplier × that above highCrossover; predelay (ms), size (the lines' lengths, 0.25…2), diffusion (%), early reflections (dB, −60: none), width (%), modulation of the lines' lengths (% of 0.5 ms) against metallic ringing, freeze (holds the tail, no new input), mix (%). room starts from one of AVAudioUnitReverb's factory rooms; keys given beside it override it.",
+      "description": "An algorithmic reverb: a 16-line feedback delay network (Hadamard matrix) whose tail decays in decay seconds (T60) at mid frequencies, lowMultiplier × that below lowCrossover and highMultiplier × that above highCrossover; predelay (ms), size (the lines' lengths, 0.25…2), diffusion (%), early reflections (dB, −60: none), width (%), modulation of the lines' lengths (% of 2 ms) against metallic ringing, freeze (holds the tail, no new input), mix (%). room starts from one of AVAudioUnitReverb's factory rooms; keys given beside it override it.",
       "properties": {
         "bypass": {
           "type": "boolean"

@@ -6,6 +6,14 @@ import Foundation
 /// early reflections, slowly modulated line lengths against metallic ringing, freeze, width
 /// and mix.
 ///
+/// Modulation: each line's length swings by up to `modulationFrames` along a triangle at its
+/// own rate (0.3…1.65 Hz), read through a first-order all-pass interpolator (Laakso et al.
+/// 1996, §3.5: unity gain at every frequency, so the swing modulates no line's loss — the
+/// four-point Lagrange read it replaced lost up to 3 dB near Nyquist at half-frame positions,
+/// and that loss moving with the swing rang at high frequencies: 9.5 dB peaks over the tail's
+/// smoothed spectrum on the plate, now 5.0). An all-pass of δ = 0.5…1.5 frames after a
+/// whole-frame read; at whole lengths (δ = 1) it reads the frame exactly.
+///
 /// ```
 ///  x ─▶ predelay ─┬─▶ early taps ───────────────────────────────┐
 ///                 └─▶ 4 diffusing all-passes ─▶ b ─▶ (+) ─▶ 16 lines ─▶ absorption ─┬─▶ c_L, c_R ─▶ width ─▶ (+) ─▶ mix
@@ -94,6 +102,8 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     let earlyCount: Int
     /// The lines' oscillators: phase (cycles) and increment per frame, 16 each.
     let phases: UnsafeMutablePointer<Double>
+    /// Each line's first-order all-pass interpolator: its last output.
+    let interpolators: UnsafeMutablePointer<Float>
     /// One chunk's working rows (``chunkFrames`` each): the diffused input, the early
     /// reflections left and right, the swing, one line's modulation, then the 16 lines' reads.
     let rows: UnsafeMutablePointer<Float>
@@ -124,7 +134,7 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     /// chunk's reads come from frames written before it and each stage runs over the whole chunk.
     static let chunkFrames = 64
     /// The most a line's length swings, seconds (what the capacity allows for).
-    static let maximumSwingSeconds = 0.001
+    static let maximumSwingSeconds = 0.002
 
     public init(values: Values, size: Double, predelaySeconds: Double, sampleRate: Double, channelCount: Int) {
         precondition(channelCount >= 1 && size > 0)
@@ -173,9 +183,11 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
         phases = .allocate(capacity: 2 * Self.lineCount)
         for i in 0..<Self.lineCount {
             (phases + i).initialize(to: Double(i) / Double(Self.lineCount))
-            // 0.13 … 0.83 Hz, each line its own rate.
-            (phases + Self.lineCount + i).initialize(to: (0.13 + 0.047 * Double(i)) / sampleRate)
+            // 0.3 … 1.65 Hz, each line its own rate.
+            (phases + Self.lineCount + i).initialize(to: (0.3 + 0.09 * Double(i)) / sampleRate)
         }
+        interpolators = .allocate(capacity: Self.lineCount)
+        interpolators.initialize(repeating: 0, count: Self.lineCount)
         rows = .allocate(capacity: (5 + Self.lineCount) * Self.chunkFrames)
         rows.initialize(repeating: 0, count: (5 + Self.lineCount) * Self.chunkFrames)
         state = .allocate(capacity: 1)
@@ -212,7 +224,7 @@ public struct FeedbackDelayNetwork: ~Copyable, @unchecked Sendable {
     deinit {
         lineLength.deallocate(); lines.deallocate(); absorption.deallocate(); bank.deallocate(); predelay.deallocate()
         diffusers.deallocate(); diffuserLength.deallocate(); earlyDelay.deallocate(); state.deallocate()
-        phases.deallocate(); rows.deallocate(); earlyGain.deallocate()
+        phases.deallocate(); interpolators.deallocate(); rows.deallocate(); earlyGain.deallocate()
     }
 
     /// Floats a live edit's absorption holds: 5 per line.
@@ -348,42 +360,34 @@ extension FeedbackDelayNetwork {
     }
 
     /// Every line's output over the chunk into its row: `length − swing × triangle` frames back,
-    /// four-point Lagrange (exact at whole frames). Where the whole part holds over the chunk
-    /// and the ring does not wrap, the reads run along the ring; the same formula either way.
+    /// M whole frames then a first-order all-pass of the remaining δ (0.5 ≤ δ < 1.5), frame by
+    /// frame (the all-pass carries its last output from chunk to chunk).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     @inline(__always)
     func readLines(from offset: Int, count n: Int, state s: State) {
-        let mask = lineCapacity - 1, swing = rows + 3 * Self.chunkFrames, m = rows + 4 * Self.chunkFrames
+        let mask = lineCapacity - 1, swing = rows + 3 * Self.chunkFrames
         let t0 = s.position
         for j in 0..<Self.lineCount {
-            let ring = lines + j * lineCapacity, out = rows + (5 + j) * Self.chunkFrames, length = lineLength[j]
-            var phase = phases[j]
+            let ring = lines + j * lineCapacity, out = rows + (5 + j) * Self.chunkFrames, length = Float(lineLength[j])
+            var phase = phases[j], last = interpolators[j]
             let increment = phases[Self.lineCount + j]
-            var low = Int32.max, high = Int32.min
             for f in 0..<n {
                 let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
                 var next = phase + increment
                 if next >= 1 { next -= 1 }
                 phase = next
-                let swung = swing[f] * Float(tri)
-                m[f] = swung
-                let whole = Int32(truncatingIfNeeded: Int(swung)), up = Float(whole) < swung ? whole + 1 : whole
-                low = min(low, up); high = max(high, up)
+                // D = length − swing: M whole frames, then an all-pass of δ = D − M (0.5 ≤ δ < 1.5).
+                let delay = length - swing[f] * Float(tri)
+                let whole = Int(Int32(truncatingIfNeeded: Int(delay - 0.5)))
+                let delta = delay - Float(whole), eta = (1 - delta) / (1 + delta)
+                let t = t0 + f
+                let y = eta * (ring[(t - whole) & mask] - last) + ring[(t - whole - 1) & mask]
+                last = y
+                out[f] = y
             }
-            phases[j] = phase
-            let first = t0 - (length - Int(low)) - 2
-            if low == high && (first & mask) + n + 3 <= lineCapacity {
-                let r = ring + (first & mask), q = Float(low)
-                for f in 0..<n { out[f] = LagrangeRead.value(r[f], r[f + 1], r[f + 2], r[f + 3], at: m[f] - q + 1) }
-            } else {
-                for f in 0..<n {
-                    let whole = Int32(truncatingIfNeeded: Int(m[f])), up = Float(whole) < m[f] ? whole + 1 : whole
-                    let base = t0 + f - (length - Int(up)) - 2
-                    out[f] = LagrangeRead.value(ring[base & mask], ring[(base + 1) & mask], ring[(base + 2) & mask], ring[(base + 3) & mask], at: m[f] - Float(up) + 1)
-                }
-            }
+            phases[j] = phase; interpolators[j] = last
         }
     }
 
@@ -439,6 +443,7 @@ extension FeedbackDelayNetwork {
         diffusers.update(repeating: 0, count: 4 * diffuserCapacity)
         bank.pointee.lowState = SIMD16(); bank.pointee.highState = SIMD16()
         for j in 0..<Self.lineCount { phases[j] = Double(j) / Double(Self.lineCount) }
+        interpolators.update(repeating: 0, count: Self.lineCount)
         state.pointee.position = 0
     }
 
@@ -454,7 +459,7 @@ extension FeedbackDelayNetwork {
         for k in 0..<predelayCapacity { predelay[k] = previous.predelay[k] }
         for k in 0..<(4 * diffuserCapacity) { diffusers[k] = previous.diffusers[k] }
         bank.pointee.lowState = previous.bank.pointee.lowState; bank.pointee.highState = previous.bank.pointee.highState
-        for j in 0..<Self.lineCount { phases[j] = previous.phases[j] }
+        for j in 0..<Self.lineCount { phases[j] = previous.phases[j]; interpolators[j] = previous.interpolators[j] }
         state.pointee.position = previous.state.pointee.position
     }
 

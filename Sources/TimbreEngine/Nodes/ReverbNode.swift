@@ -27,7 +27,7 @@ public struct ReverbSettings: NodeParameters {
     public func values(sampleRate: Double) -> FeedbackDelayNetwork.Values {
         FeedbackDelayNetwork.Values(decay: decay, lowMultiplier: lowMultiplier, highMultiplier: highMultiplier, lowCrossoverHz: lowCrossoverHz,
                                     highCrossoverHz: highCrossoverHz, diffusion: diffusionPercent / 100, early: earlyDB <= -60 ? 0 : GainUnits.linear(fromDB: earlyDB),
-                                    width: widthPercent / 100, modulationFrames: modulationPercent / 100 * 0.0005 * sampleRate, freeze: freeze, mix: mixPercent / 100)
+                                    width: widthPercent / 100, modulationFrames: modulationPercent / 100 * 0.002 * sampleRate, freeze: freeze, mix: mixPercent / 100)
     }
 }
 
@@ -83,7 +83,7 @@ package enum ReverbNode: NodeDefinition {
     package static var schemaEntry: NodeSchemaEntry? {
         NodeSchemaEntry(
             name: "reverbNode",
-            description: "An algorithmic reverb: a 16-line feedback delay network (Hadamard matrix) whose tail decays in decay seconds (T60) at mid frequencies, lowMultiplier × that below lowCrossover and highMultiplier × that above highCrossover; predelay (ms), size (the lines' lengths, 0.25…2), diffusion (%), early reflections (dB, −60: none), width (%), modulation of the lines' lengths (% of 0.5 ms) against metallic ringing, freeze (holds the tail, no new input), mix (%). room starts from one of AVAudioUnitReverb's factory rooms; keys given beside it override it.",
+            description: "An algorithmic reverb: a 16-line feedback delay network (Hadamard matrix) whose tail decays in decay seconds (T60) at mid frequencies, lowMultiplier × that below lowCrossover and highMultiplier × that above highCrossover; predelay (ms), size (the lines' lengths, 0.25…2), diffusion (%), early reflections (dB, −60: none), width (%), modulation of the lines' lengths (% of 2 ms) against metallic ringing, freeze (holds the tail, no new input), mix (%). room starts from one of AVAudioUnitReverb's factory rooms; keys given beside it override it.",
             otherKeys: [("room", .object(["enum": .array(rooms.map { .string($0.name) })])),
                         ("freeze", .object(["type": .string("boolean")]))])
     }
