@@ -137,6 +137,41 @@ import TimbreTestSupport
         }
     }
 
+    /// Live input is not checked before the graph: a block of NaN, ±infinity and 10³⁰ through
+    /// every chain node kind alone must not trap (a bit crusher and a foldback curve once
+    /// converted such samples to integers) and, after the poisoned blocks, finite input gives
+    /// finite output again.
+    @Test func poisonedInputNeitherTrapsNorSticks() throws {
+        guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
+            Issue.record("chain preset"); return
+        }
+        let extra: [JSONValue] = [
+            .object(["type": .string("distortion"), "curve": .string("foldback"), "drive": .number(24)]),
+            .object(["type": .string("bitcrush"), "bits": .number(4), "dither": .bool(true)]),
+        ]
+        let x = Signals.noise(4096, amplitude: 0.3, seed: 5)
+        for node in nodes + extra {
+            var one = every
+            one["chain"] = .array([node])
+            let engine = try LiveEngine(document: .object(one), sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
+            engine.warmUp()
+            let d = Driver(engine, block: 256)
+            for poison in [Float.nan, .infinity, -.infinity, 1e30] {
+                for c in 0..<2 { for k in 0..<256 { d.input[c][k] = k % 3 == 0 ? poison : x[k] } }
+                d.renderBlock(256)
+            }
+            var finite = true
+            var i = 0
+            while i + 256 <= x.count {
+                for c in 0..<2 { for k in 0..<256 { d.input[c][k] = x[i + k] } }
+                d.renderBlock(256)
+                if i >= 1024 { for c in 0..<2 { for k in 0..<256 where !d.output[c][k].isFinite { finite = false } } }
+                i += 256
+            }
+            #expect(finite, "\(node): output not finite after the poisoned blocks")
+        }
+    }
+
     /// Filter state continues across a parameter change: changing a 40 Hz high-pass's
     /// neighbour does not restart the high-pass (no step transient on a DC-offset signal).
     @Test func stateContinuesAcrossEdits() throws {

@@ -68,8 +68,10 @@ public struct Bitcrusher: ~Copyable, @unchecked Sendable {
                     a -= 1
                     var q = Double(x[i]) * levels
                     if dither { q += uniform(c) + uniform(c) }
-                    // To the nearest step, halves away from 0 (|q| stays far below 2⁶³).
-                    h = Float(Double(Int64(q + (q >= 0 ? 0.5 : -0.5))) / levels)
+                    // To the nearest step, halves away from 0. (A non-finite or absurd sample —
+                    // live input is not checked before the graph — holds 0 rather than trap.)
+                    let r = q + (q >= 0 ? 0.5 : -0.5)
+                    h = Float(Double(r.magnitude < 0x1p62 ? Int64(r) : 0) / levels)
                 }
                 x[i] = dry * x[i] + wet * h
             }

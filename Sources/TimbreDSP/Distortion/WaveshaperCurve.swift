@@ -72,6 +72,7 @@ public enum WaveshaperCurve: String, Sendable, CaseIterable, Codable {
         case .foldback:
             // A triangle of period 4 through (0, 0) with slope 1: x for |x| ≤ 1, 2 − x up to 3, …
             var p = (x + 1) / 4
+            p = p.magnitude < 0x1p52 ? p : 0  // (non-finite or beyond every fold: no trap)
             p -= Double(Int(p)) - (p < 0 ? 1 : 0)  // the fractional part, 0 ≤ p < 1
             return p < 0.5 ? 4 * p - 1 : 3 - 4 * p
         }
