@@ -57,7 +57,7 @@ public struct Bitcrusher: ~Copyable, @unchecked Sendable {
     #endif
     public func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         let v = values.pointee
-        let levels = _unsafePerformance { exp2(v.bits - 1) }, step = min(1, v.holdRateHz / sampleRate)
+        let levels = _unsafePerformance { exp2(v.bits - 1) }, step = min(1, v.holdRateHz / sampleRate), stepSize = 1 / levels
         let wet = Float(v.mix), dry = 1 - wet
         for c in 0..<channelCount {
             let x = channels[c]
@@ -71,7 +71,7 @@ public struct Bitcrusher: ~Copyable, @unchecked Sendable {
                     // To the nearest step, halves away from 0. (A non-finite or absurd sample —
                     // live input is not checked before the graph — holds 0 rather than trap.)
                     let r = q + (q >= 0 ? 0.5 : -0.5)
-                    h = Float(Double(r.magnitude < 0x1p62 ? Int64(r) : 0) / levels)
+                    h = Float(Double(r.magnitude < 0x1p62 ? Int64(r) : 0) * stepSize)
                 }
                 x[i] = dry * x[i] + wet * h
             }
