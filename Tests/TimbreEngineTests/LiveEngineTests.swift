@@ -138,9 +138,9 @@ import TimbreTestSupport
     }
 
     /// Live input is not checked before the graph: a block of NaN, ±infinity and 10³⁰ through
-    /// every chain node kind alone must not trap (a bit crusher and a foldback curve once
-    /// converted such samples to integers) and, after the poisoned blocks, finite input gives
-    /// finite output again.
+    /// every chain node kind alone, and the graph of every graph node, must not trap (a bit
+    /// crusher and a foldback curve once converted such samples to integers) and, after the
+    /// poisoned blocks, finite input gives finite output again.
     @Test func poisonedInputNeitherTrapsNorSticks() throws {
         guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
             Issue.record("chain preset"); return
@@ -150,10 +150,14 @@ import TimbreTestSupport
             .object(["type": .string("bitcrush"), "bits": .number(4), "dither": .bool(true)]),
         ]
         let x = Signals.noise(4096, amplitude: 0.3, seed: 5)
-        for node in nodes + extra {
+        let graph = try PresetDecoder.parse(Data(EveryNodePresets.graph.utf8))
+        let documents: [(String, JSONValue)] = (nodes + extra).map { node in
             var one = every
             one["chain"] = .array([node])
-            let engine = try LiveEngine(document: .object(one), sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
+            return ("\(node)", .object(one))
+        } + [("the every-graph-node graph", graph)]
+        for (node, document) in documents {
+            let engine = try LiveEngine(document: document, sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
             engine.warmUp()
             let d = Driver(engine, block: 256)
             for poison in [Float.nan, .infinity, -.infinity, 1e30] {
