@@ -5,6 +5,22 @@ import TimbreEngine
 /// Presets holding every node type, and a stream of live edits over them, for the
 /// real-time proofs (RealtimeSanitizer, allocation counts) and the concurrency tests.
 public enum EveryNodePresets {
+    /// Every effect kind (#38), as chain entries: delay with glide and cuts, stereo tools,
+    /// tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, a dithered
+    /// bit crusher, ladder, reverb, ring modulator.
+    public static let effectNodes = """
+      {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
+      {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
+      {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "ap2", "note": "1/2", "tempo": 100},
+      {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
+      {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
+      {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
+      {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
+      {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
+      {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
+      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
+    """
+
     /// A chain with every chain node type (analysis nodes included).
     public static let chain = """
     {"version": 1, "name": "every node", "chain": [
@@ -19,16 +35,7 @@ public enum EveryNodePresets {
       {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
       {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50},
       {"type": "fir", "id": "fir", "coefficients": \(firTaps)},
-      {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
-      {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
-      {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "ap2", "note": "1/2", "tempo": 100},
-      {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
-      {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
-      {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
-      {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
-      {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
-      {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
-      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
+    \(effectNodes)
     ]}
     """
 

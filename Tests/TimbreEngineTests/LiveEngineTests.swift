@@ -32,15 +32,17 @@ import TimbreTestSupport
         deinit { input.forEach { $0.deallocate() }; output.forEach { $0.deallocate() } }
 
         /// Renders `signal` (mono, fed to every input) and returns output channel `channel`.
-        func run(_ signal: ArraySlice<Float>, channel: Int = 0) -> [Float] {
-            var out: [Float] = []
-            out.reserveCapacity(signal.count)
+        func run(_ signal: ArraySlice<Float>, channel: Int = 0) -> [Float] { runAll(signal)[channel] }
+
+        /// Renders `signal` (mono, fed to every input) and returns every output channel.
+        func runAll(_ signal: ArraySlice<Float>) -> [[Float]] {
+            var out = [[Float]](repeating: [], count: output.count)
             var i = signal.startIndex
             while i < signal.endIndex {
                 let n = min(block, signal.endIndex - i)
                 for c in 0..<input.count { for k in 0..<n { input[c][k] = signal[i + k] } }
                 renderBlock(n)
-                out += UnsafeBufferPointer(start: output[channel], count: n)
+                for c in 0..<output.count { out[c] += UnsafeBufferPointer(start: output[c], count: n) }
                 i += n
             }
             return out
@@ -99,41 +101,36 @@ import TimbreTestSupport
         #expect(Double(worst) <= Tolerance[.batchFlat].limit, "deviation from flat \(worst)")
     }
 
+    /// Each chain node of `EveryNodePresets.chain` alone (and `extra` nodes), then the graph of
+    /// every graph node: (what it is, its document).
+    static func oneNodeDocuments(extra: [JSONValue] = []) throws -> [(String, JSONValue)] {
+        guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
+            throw CocoaError(.coderReadCorrupt)
+        }
+        let graph = try PresetDecoder.parse(Data(EveryNodePresets.graph.utf8))
+        return (nodes + extra).map { node in
+            var one = every
+            one["chain"] = .array([node])
+            return ("\(node)", .object(one))
+        } + [("the every-graph-node graph", graph)]
+    }
+
     /// A warmed-up engine starts where a fresh offline render starts: the warm-up's block of
     /// silence leaves no trace (filters, delay lines, oscillators, dither, ramps all reset).
     /// Each chain node kind alone and the graph of every graph node (sources, buses, a sine
-    /// generator), stereo noise, 256-frame blocks: bit for bit. (The tremolo
-    /// and ring modulator once kept the warm-up's 256 frames of oscillator phase — found live
-    /// under jackd by `LiveJackTests.effectsLiveEqualOffline`.)
+    /// generator), stereo noise, 256-frame blocks: bit for bit. (The tremolo, ring modulator,
+    /// sine generator and pitch shifter once kept the warm-up's 256 frames — found live under
+    /// jackd by `LiveJackTests.effectsLiveEqualOffline`.)
     @Test func warmUpLeavesNoTrace() throws {
-        guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
-            Issue.record("chain preset"); return
-        }
         let x = Signals.noise(24000, amplitude: 0.3, seed: 21)
-        let graph = try PresetDecoder.parse(Data(EveryNodePresets.graph.utf8))
-        let cases: [(String, JSONValue)] = nodes.map { node in
-            var one = every
-            one["chain"] = .array([node])
-            if case .object(let o) = node, case .string(let t)? = o["type"] { return (t, .object(one)) }
-            return ("?", .object(one))
-        } + [("the every-graph-node graph", graph)]
-        for (kind, document) in cases {
+        for (node, document) in try Self.oneNodeDocuments() {
             let engine = try LiveEngine(document: document, sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
             engine.warmUp()
-            let d = Driver(engine, block: 256)
-            var live: [[Float]] = [[], []]
-            var i = 0
-            while i < x.count {
-                let n = min(256, x.count - i)
-                for c in 0..<2 { for k in 0..<n { d.input[c][k] = x[i + k] } }
-                d.renderBlock(n)
-                for c in 0..<2 { live[c] += UnsafeBufferPointer(start: d.output[c], count: n) }
-                i += n
-            }
+            let live = Driver(engine, block: 256).runAll(x[...])
             let offline = try PresetRender.render(PresetDecoder.decode(document), input: [x, x], block: 4096, rate: Self.rate).output
             var worst: Float = 0
             for c in 0..<2 { for k in 0..<x.count { worst = max(worst, abs(live[c][k] - offline[c][k])) } }
-            #expect(worst == 0, "\(kind): warmed-up live render vs offline: worst difference \(worst)")
+            #expect(worst == 0, "\(node): warmed-up live render vs offline: worst difference \(worst)")
         }
     }
 
@@ -142,21 +139,12 @@ import TimbreTestSupport
     /// crusher and a foldback curve once converted such samples to integers) and, after the
     /// poisoned blocks, finite input gives finite output again.
     @Test func poisonedInputNeitherTrapsNorSticks() throws {
-        guard case .object(let every) = try PresetDecoder.parse(Data(EveryNodePresets.chain.utf8)), case .array(let nodes)? = every["chain"] else {
-            Issue.record("chain preset"); return
-        }
         let extra: [JSONValue] = [
             .object(["type": .string("distortion"), "curve": .string("foldback"), "drive": .number(24)]),
             .object(["type": .string("bitcrush"), "bits": .number(4), "dither": .bool(true)]),
         ]
         let x = Signals.noise(4096, amplitude: 0.3, seed: 5)
-        let graph = try PresetDecoder.parse(Data(EveryNodePresets.graph.utf8))
-        let documents: [(String, JSONValue)] = (nodes + extra).map { node in
-            var one = every
-            one["chain"] = .array([node])
-            return ("\(node)", .object(one))
-        } + [("the every-graph-node graph", graph)]
-        for (node, document) in documents {
+        for (node, document) in try Self.oneNodeDocuments(extra: extra) {
             let engine = try LiveEngine(document: document, sampleRate: Self.rate, inputChannelCount: 2, outputChannelCount: 2, maxBlockFrames: 256)
             engine.warmUp()
             let d = Driver(engine, block: 256)
@@ -164,15 +152,9 @@ import TimbreTestSupport
                 for c in 0..<2 { for k in 0..<256 { d.input[c][k] = k % 3 == 0 ? poison : x[k] } }
                 d.renderBlock(256)
             }
-            var finite = true
-            var i = 0
-            while i + 256 <= x.count {
-                for c in 0..<2 { for k in 0..<256 { d.input[c][k] = x[i + k] } }
-                d.renderBlock(256)
-                if i >= 1024 { for c in 0..<2 { for k in 0..<256 where !d.output[c][k].isFinite { finite = false } } }
-                i += 256
-            }
-            #expect(finite, "\(node): output not finite after the poisoned blocks")
+            // A block or so to clear what the poison left (the plan clears non-finite state).
+            let after = d.runAll(x[...]).map { $0.dropFirst(1024) }
+            #expect(after.allSatisfy { $0.allSatisfy(\.isFinite) }, "\(node): output not finite after the poisoned blocks")
         }
     }
 

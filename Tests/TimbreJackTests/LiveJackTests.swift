@@ -41,9 +41,22 @@ import TimbreTestSupport
         return try PresetRender.render(PresetDecoder.decode(Data(json.utf8)), input: input, block: 4096, rate: rate, registry: registry).output
     }
 
+    /// What `play` recorded, and the server's frame times of the first frames the player played
+    /// and the recorder took.
+    struct Recording {
+        let channels: [[Float]]
+        let playerStart: Int?
+        let recorderStart: Int?
+    }
+
     /// Plays `signal` through `live` (ports in_k/out_k) and records the result.
     static func playThrough(_ live: LiveProcess, name: String, signal: [[Float]], extra: Int = 48000,
                             during: ((TapClient) -> Void)? = nil) throws -> [[Float]] {
+        try play(live, name: name, signal: signal, extra: extra, during: during).channels
+    }
+
+    static func play(_ live: LiveProcess, name: String, signal: [[Float]], extra: Int = 48000,
+                     during: ((TapClient) -> Void)? = nil) throws -> Recording {
         let n = signal[0].count
         let recorder = try TapClient(name: "rec", channels: 2, player: false, length: n + extra)
         let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
@@ -58,7 +71,7 @@ import TimbreTestSupport
         during?(player)
         #expect(player.waitUntilDone(timeout: Double(n) / rate + 20))
         #expect(recorder.waitUntilDone(timeout: Double(extra) / rate + 20))
-        let out = [recorder.channel(0), recorder.channel(1)]
+        let out = Recording(channels: [recorder.channel(0), recorder.channel(1)], playerStart: player.startFrameTime, recorderStart: recorder.startFrameTime)
         player.close(); recorder.close()
         return out
     }
@@ -187,52 +200,25 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
-    /// Effects live: every effect kind in one chain (delay with glide and feedback cuts, stereo
-    /// tools, tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, dithered
-    /// bitcrusher, ladder, reverb, ring modulator) under jackd equals the offline render sample
-    /// for sample. The oscillators and the dither run from frame 0 of the host's stream, not from
+    /// Effects live: every effect kind in one chain (`EveryNodePresets.effectNodes`) under
+    /// jackd equals the offline render sample for sample. The oscillators and the dither run from frame 0 of the host's stream, not from
     /// the first sound, so the offline render gets the same lead of silence: the host's
     /// `startFrameTime` and the player's and recorder's first frame times place the signal and
     /// the recording on the host's stream.
     @Test func effectsLiveEqualOffline() throws {
         let server = try JackServer()
         defer { server.stop() }
-        let json = #"""
-        {"version": 1, "name": "effects live", "chain": [
-          {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide", "pingPong": true},
-          {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
-          {"type": "tremolo", "id": "trem", "rate": 6, "depth": 40, "shape": "square"}, {"type": "autopan", "id": "pan", "note": "1/8", "tempo": 100},
-          {"type": "chorus", "id": "cho"}, {"type": "flanger", "id": "fla", "feedback": -70, "depth": 2.4, "centre": 2.5},
-          {"type": "phaser", "id": "pha", "stages": 6, "feedback": 60},
-          {"type": "distortion", "id": "dist", "drive": 18, "curve": "tube", "tone": 6000, "mix": 80},
-          {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
-          {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
-          {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
-          {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
-        ]}
-        """#
+        let json = #"{"version": 1, "name": "effects live", "chain": [\#(EveryNodePresets.effectNodes)]}"#
         let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
         let n = 96000, signal = [Self.noise(n, seed: 13), Self.noise(n, seed: 14)]
-        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: n + 48000)
-        let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
-        for k in 0..<2 {
-            try player.jack.connect(player.portNames[k], "tl:in_\(k + 1)")
-            try recorder.jack.connect("tl:out_\(k + 1)", recorder.portNames[k])
-        }
-        recorder.start()
-        #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 0 }, "recorder runs")
-        player.start()
-        #expect(player.waitUntilDone(timeout: Double(n) / Self.rate + 20))
-        #expect(recorder.waitUntilDone(timeout: 1 + 20))
+        let recording = try Self.play(live, name: "tl", signal: signal)
         let status = try live.status()
         let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
-        let playStart = try #require(player.startFrameTime), recordStart = try #require(recorder.startFrameTime)
+        let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
         #expect(status["missedFrames"] as? Int == 0 && status["xruns"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
-        let recorded = [recorder.channel(0), recorder.channel(1)]
-        player.close(); recorder.close()
         // Where the signal's first frame fell on the host's stream, and in the recording.
-        let lead = playStart - hostStart, at = playStart - recordStart
+        let lead = playStart - hostStart, at = playStart - recordStart, recorded = recording.channels
         try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
         let padded = signal.map { [Float](repeating: 0, count: lead) + $0 }
         let expected = try Self.offline(json, padded).map { Array($0[lead..<(lead + n)]) }

@@ -1,7 +1,8 @@
 /// Four-point (third-order) Lagrange interpolation: the signal at φ (0 < φ ≤ 1) past y₀, from
 /// y₋₁, y₀, y₁, y₂ (Laakso et al., "Splitting the unit delay", IEEE SPM 1996, §3.3). Read at a
 /// position between y₀ and y₁ — the centred interval — its magnitude never exceeds 1, so it
-/// may sit inside a feedback loop. The modulated delays read their lines with it.
+/// may sit inside a feedback loop. The echo delay's short reads use it; the chorus's C kernel
+/// (`timbre_modulated_voice`) computes the same weights eight lanes at a time.
 public enum LagrangeRead {
     @inline(__always)
     public static func value(_ ym: Float, _ y0: Float, _ y1: Float, _ y2: Float, at p: Float) -> Float {
@@ -9,15 +10,5 @@ public enum LagrangeRead {
         let bc = p * (p - 1), ad = (p + 1) * (p - 2)
         let sixth: Float = 1.0 / 6.0
         return -bc * (p - 2) * sixth * ym + ad * (p - 1) * 0.5 * y0 - ad * p * 0.5 * y1 + (p + 1) * bc * sixth * y2
-    }
-
-    /// A ring's value `delay` (≥ 2) frames behind `position` (the frame about to be written):
-    /// exact at whole frames, Lagrange between them. `mask` is the ring's size − 1.
-    @inline(__always)
-    public static func read(_ ring: UnsafePointer<Float>, mask: Int, delay: Double, at position: Int) -> Float {
-        let whole = Int(delay), fraction = delay - Double(whole)
-        if fraction == 0 { return ring[(position - whole) & mask] }
-        let base = position - whole - 1
-        return value(ring[(base - 1) & mask], ring[base & mask], ring[(base + 1) & mask], ring[(base + 2) & mask], at: Float(1 - fraction))
     }
 }

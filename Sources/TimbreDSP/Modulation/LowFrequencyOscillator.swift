@@ -56,7 +56,6 @@ public struct LowFrequencyOscillator: Sendable, Equatable {
         return v
     }
 
-    /// The value at `offset` (≥ 0) cycles from the current phase, without advancing.
     /// The phase (0 ≤ φ < 1) at `frame`, `offset` cycles on, for an oscillator whose phase was
     /// `origin.phase` at frame `origin.position` (its last rate change): a function of the
     /// position, not a running sum, so it is the same whichever block reaches the frame.
@@ -67,10 +66,10 @@ public struct LowFrequencyOscillator: Sendable, Equatable {
         return p < 0 ? p + 1 : p
     }
 
+    /// The value (0…1) at `frame`, `offset` cycles on, from the last rate change `origin`
+    /// (``phase(at:from:offset:)`` read through the shape).
     @inline(__always)
-    public func value(offset: Double) -> Double {
-        var p = phase + offset  // ≥ 0
-        p -= Double(Int(p))
-        return Self.value(shape, at: p)
+    public func value(at frame: Int, from origin: (position: Int, phase: Double), offset: Double = 0) -> Double {
+        Self.value(shape, at: phase(at: frame, from: origin, offset: offset))
     }
 }

@@ -131,15 +131,6 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
         state.pointee.dry.setTarget(Float(1 - v.mix), frames: rampFrames)
     }
 
-    /// The oscillator's value (0…1) for `offset` cycles on, at the segment boundary `frame`.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
-    @inline(__always)
-    static func oscillator(_ s: State, offset: Double, at frame: Int) -> Double {
-        LowFrequencyOscillator.value(s.oscillator.shape, at: s.oscillator.phase(at: frame, from: s.origin, offset: offset))
-    }
-
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
@@ -183,7 +174,7 @@ public struct ModulatedDelay: ~Copyable, @unchecked Sendable {
                         }
                     } else {
                         let offset = Double(v) / Double(voices) + Double(c) * stereoPhase
-                        for j in 0...segments { boundaries[j] = Float(Self.oscillator(s, offset: offset, at: first + j * segment)) }
+                        for j in 0...segments { boundaries[j] = Float(s.oscillator.value(at: first + j * segment, from: s.origin, offset: offset)) }
                     }
                     _unsafePerformance { timbre_modulated_voice(ring, Int64(mask), Int64(t0), Int32(n), boundaries, centres, depths, longest, taps) }
                 }

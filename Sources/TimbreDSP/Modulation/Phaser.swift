@@ -97,7 +97,7 @@ public struct Phaser: ~Copyable, @unchecked Sendable {
     #endif
     @inline(__always)
     func coefficient(_ s: State, offset: Double, frame: Int, at i: Int) -> Double {
-        let u = LowFrequencyOscillator.value(s.oscillator.shape, at: s.oscillator.phase(at: frame, from: s.origin, offset: offset))
+        let u = s.oscillator.value(at: frame, from: s.origin, offset: offset)
         let e = Double(s.octaves.value(at: i)) * (2 * u - 1)
         return coefficient(Double(s.centre.value(at: i)) * _unsafePerformance { exp2(e) })
     }

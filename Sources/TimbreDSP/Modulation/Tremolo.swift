@@ -67,15 +67,15 @@ public struct Tremolo: Sendable {
     @_noLocks
     #endif
     public mutating func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, channelCount: Int, frameCount: Int) {
-        let segment = 8, shape = oscillator.shape
+        let segment = 8
         for c in 0..<channelCount {
             let x = channels[c], offset = Double(c) * stereoPhase
             var i = 0, boundary = Int.min, u1 = 0.0
             while i < frameCount {
                 // The segment holding frame i: u drawn straight from its start to its end.
                 let t = position + i, start = t - (t & (segment - 1)), end = min(frameCount, i + start + segment - t)
-                let u0 = start == boundary ? u1 : LowFrequencyOscillator.value(shape, at: oscillator.phase(at: start, from: origin, offset: offset))
-                u1 = LowFrequencyOscillator.value(shape, at: oscillator.phase(at: start + segment, from: origin, offset: offset))
+                let u0 = start == boundary ? u1 : oscillator.value(at: start, from: origin, offset: offset)
+                u1 = oscillator.value(at: start + segment, from: origin, offset: offset)
                 boundary = start + segment
                 let du = (u1 - u0) / Double(segment)
                 for k in i..<end {

@@ -472,7 +472,7 @@ extension FeedbackDelayNetwork {
         var bad = NonFiniteScan.contains(lines, count: Self.lineCount * lineCapacity) || NonFiniteScan.contains(predelay, count: predelayCapacity)
             || NonFiniteScan.contains(diffusers, count: 4 * diffuserCapacity)
         let b = bank.pointee
-        for j in 0..<Self.lineCount where !b.lowState[j].isFinite || !b.highState[j].isFinite { bad = true }
+        for j in 0..<Self.lineCount where !b.lowState[j].isFinite || !b.highState[j].isFinite || !interpolators[j].isFinite { bad = true }
         if bad { reset() }
         return bad
     }
