@@ -232,6 +232,16 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("voice-cleanup", #"""
+{
+  "version": 1,
+  "name": "Voice clean-up",
+  "description": "Noise reduction for speech: the spectral denoiser, noise tracked.",
+  "chain": [
+    { "type": "denoise", "id": "denoise", "reduction": 30 }
+  ]
+}
+"""#),
     ]
 
     /// `Presets/timbre-preset.schema.json`: what the web page builds its controls from.
@@ -346,7 +356,8 @@ package enum EmbeddedPresets {
             "bitcrush",
             "ladder",
             "reverb",
-            "ringmod"
+            "ringmod",
+            "denoise"
           ]
         }
       },
@@ -422,6 +433,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/ringmodNode"
+        },
+        {
+          "$ref": "#/$defs/denoiseNode"
         }
       ]
     },
@@ -2440,6 +2454,49 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "ringmod"
+        }
+      },
+      "type": "object"
+    },
+    "denoiseNode": {
+      "additionalProperties": false,
+      "description": "Spectral noise reduction for speech: 1,024-point square-root Hann frames at 44.1/48 kHz (the power of two at or above 20 ms), hop a quarter; noise power tracked by minimum statistics (Martin 2001) or learned (profile: a file timbre noise-profile writes, or {frequencies, levels}); gains by the MMSE log-spectral amplitude rule with the decision-directed a-priori SNR (Ephraim & Malah 1985). reduction is the most any bin is turned down (the residual-noise floor), sensitivity raises (+) or lowers the noise estimate, adaptive false keeps a profile fixed. Latency one window (21.3 ms at 48 kHz), reported. Reduction and sensitivity move live.",
+      "properties": {
+        "adaptive": {
+          "type": "boolean"
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "profile": {
+          "oneOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "object"
+            }
+          ]
+        },
+        "reduction": {
+          "default": 30,
+          "description": "dB",
+          "maximum": 40,
+          "minimum": 0,
+          "type": "number"
+        },
+        "sensitivity": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 12,
+          "minimum": -12,
+          "type": "number"
+        },
+        "type": {
+          "const": "denoise"
         }
       },
       "type": "object"

@@ -131,4 +131,28 @@ void timbre_modulated_voice(const float *ring, int64_t mask, int64_t t0, int n, 
 void timbre_modulated_voice_portable(const float *ring, int64_t mask, int64_t t0, int n, const float *us,
                                      const float *centres, const float *depths, float longest, float *taps);
 
+/// One STFT frame's noise tracking and gains for the spectral denoiser (TimbreDSP's
+/// `SpectralDenoiser`, which documents the rule and its sources). `power` is |Y|² per bin;
+/// `noise`, `clean` (the last frame's |G·Y|²), `smoothed` (the smoothed power) and `minima`
+/// (`TIMBRE_DENOISE_SUBWINDOWS` stored sub-window minima, then the running one, `bins` each)
+/// are the channel's state, with `*subwindowFill` frames into the running sub-window; all
+/// updated in place. `gain` receives the gains. `table` holds exp(E1(v)/2) filled by
+/// `timbre_denoise_fill_table`; `track` 1 lets the noise estimate follow the input, 0 keeps it.
+typedef struct {
+    float decisionDirected;   ///< α of the a-priori SNR (Ephraim & Malah), e.g. 0.98
+    float powerSmoothing;     ///< the most smoothing of the power per frame (minimum statistics)
+    float leastSmoothing;     ///< the least
+    float minimumBias;        ///< the noise power over the smoothed power's minimum, for noise alone
+    int subwindowFrames;      ///< frames a sub-window of the minimum search spans
+    float overSubtraction;    ///< noise × this in the gain rule (sensitivity)
+    float minimumPrioriSNR;   ///< ξ floor, linear
+    float floorGain;          ///< the least gain (the residual-noise floor)
+} TimbreDenoiseRule;
+
+#define TIMBRE_DENOISE_SUBWINDOWS 8
+#define TIMBRE_DENOISE_TABLE_SIZE 1201
+void timbre_denoise_fill_table(float *table);
+void timbre_denoise_frame(const float *power, float *noise, float *clean, float *smoothed, float *minima, int *subwindowFill,
+                          float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, int track);
+
 #endif

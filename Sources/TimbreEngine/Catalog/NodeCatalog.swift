@@ -28,6 +28,7 @@ package enum NodeCatalog {
         LadderNode.self,
         ReverbNode.self,
         RingModNode.self,
+        DenoiseNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
