@@ -103,6 +103,31 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("podcast-clean", #"""
+{
+  "version": 1,
+  "name": "Podcast clean",
+  "description": "podcast-voice with clean-up in front: rumble cut at 80 Hz, mains hum removed (50 or 60 Hz, found), spectral noise reduction, then podcast-voice's EQ, de-esser, leveller and -1 dBTP limiter; use with --normalize -16. Clean-up comes first: the hum canceller and the denoiser's noise estimate need the noise as recorded, before a compressor lifts it in the pauses and an EQ colours it.",
+  "chain": [
+    { "type": "highpass", "id": "hpf", "frequency": 80, "slope": 24 },
+    { "type": "dehum", "id": "hum" },
+    { "type": "denoise", "id": "denoise" },
+    {
+      "type": "eq", "id": "eq",
+      "bands": [
+        {"frequency": 200, "gain": -2, "q": 1.0},
+        {"frequency": 450, "gain": -2.5, "q": 1.4},
+        {"frequency": 3000, "gain": 2.5, "q": 1.0},
+        {"frequency": 6500, "gain": -1.5, "q": 2.0},
+        {"frequency": 12000, "gain": 2, "q": 0.7, "shape": "highshelf"}
+      ]
+    },
+    { "type": "deesser", "id": "deesser", "threshold": -32, "ratio": 4, "attack": 1, "release": 60 },
+    { "type": "compressor", "id": "leveler", "threshold": -24, "ratio": 3, "knee": 6, "attack": 5, "release": 120, "detector": "rms", "window": 10 },
+    { "type": "limiter", "id": "ceiling", "ceiling": -1, "release": 60 }
+  ]
+}
+"""#),
         ("podcast-voice", #"""
 {
   "version": 1,
@@ -236,9 +261,11 @@ package enum EmbeddedPresets {
 {
   "version": 1,
   "name": "Voice clean-up",
-  "description": "Noise reduction for speech: the spectral denoiser, noise tracked.",
+  "description": "Noise and hum taken out of speech, nothing else: rumble below 70 Hz, mains hum (50 or 60 Hz, found; 8 harmonics), then the spectral denoiser with its noise tracked. Put it in front of a voice chain, or use podcast-clean.",
   "chain": [
-    { "type": "denoise", "id": "denoise", "reduction": 30 }
+    { "type": "highpass", "id": "rumble", "frequency": 70, "slope": 12 },
+    { "type": "dehum", "id": "hum" },
+    { "type": "denoise", "id": "denoise" }
   ]
 }
 """#),
@@ -357,7 +384,8 @@ package enum EmbeddedPresets {
             "ladder",
             "reverb",
             "ringmod",
-            "denoise"
+            "denoise",
+            "dehum"
           ]
         }
       },
@@ -436,6 +464,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/denoiseNode"
+        },
+        {
+          "$ref": "#/$defs/dehumNode"
         }
       ]
     },
@@ -2497,6 +2528,42 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "denoise"
+        }
+      },
+      "type": "object"
+    },
+    "dehumNode": {
+      "additionalProperties": false,
+      "description": "Mains hum removal: an adaptive canceller (two LMS weights on internal cosine and sine references) at each of harmonics harmonics of the mains, each a notch width Hz wide; the mains (auto: 50 or 60 Hz, whichever holds more hum after 1 s) followed within ±1.5 Hz as it drifts. Harmonics above 0.45 of the rate are left out. No latency.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "harmonics": {
+          "default": 8,
+          "maximum": 40,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "id": {
+          "type": "string"
+        },
+        "mains": {
+          "enum": [
+            "auto",
+            "50",
+            "60"
+          ]
+        },
+        "type": {
+          "const": "dehum"
+        },
+        "width": {
+          "default": 1.5,
+          "description": "Hz",
+          "maximum": 10,
+          "minimum": 0.2,
+          "type": "number"
         }
       },
       "type": "object"

@@ -7,7 +7,7 @@ import TimbreEngine
 public enum EveryNodePresets {
     /// Every effect kind (#38), as chain entries: delay with glide and cuts, stereo tools,
     /// tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, a dithered
-    /// bit crusher, ladder, reverb, ring modulator; the denoiser (#39).
+    /// bit crusher, ladder, reverb, ring modulator; the hum remover and the denoiser (#39).
     public static let effectNodes = """
       {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
       {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
@@ -19,7 +19,7 @@ public enum EveryNodePresets {
       {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
       {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
       {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10},
-      {"type": "denoise", "id": "dn", "reduction": 24}
+      {"type": "dehum", "id": "hum"}, {"type": "denoise", "id": "dn", "reduction": 24}
     """
 
     /// A chain with every chain node type (analysis nodes included).

@@ -155,4 +155,32 @@ void timbre_denoise_fill_table(float *table);
 void timbre_denoise_frame(const float *power, float *noise, float *clean, float *smoothed, float *minima, int *subwindowFill,
                           float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, int track);
 
+/// The hum remover's state (TimbreDSP's `HumRemover` documents the design): up to two mains
+/// families (50 and 60 Hz while the mains is being found), `harmonics` each, one adaptive
+/// canceller per channel. Allocated and filled by `HumRemover`; `weights` holds
+/// channels × 2 families × harmonics × (cos, sin) doubles.
+typedef struct {
+    int channels;
+    int harmonics;
+    int families;           ///< 2 while deciding between 50 and 60 Hz, then 1
+    int decideAt;           ///< the frame the mains is chosen at (auto), or -1
+    int trackEvery;         ///< frames between frequency updates
+    double rate;
+    double step;            ///< the LMS step (the notches' width in radians per frame)
+    double trackGain;       ///< the share of a measured frequency error corrected per update
+    double most;            ///< the most the fundamental strays from its nominal value, Hz
+    double nominal[2];
+    double fundamental[2];
+    double phase[2];        ///< the fundamentals' phases at `origin`, cycles
+    long long origin[2];    ///< the frame of each family's last frequency change
+    long long position;     ///< frames processed
+    double *weights;
+    double *previous;       ///< the weights at the last frequency update
+    double *references;     ///< scratch: 2 families × TIMBRE_HUM_CHUNK frames × harmonics × (cos, sin)
+} TimbreHumState;
+
+#define TIMBRE_HUM_CHUNK 32
+
+void timbre_hum_process(TimbreHumState *state, float *const *channels, int frames);
+
 #endif

@@ -29,6 +29,7 @@ package enum NodeCatalog {
         ReverbNode.self,
         RingModNode.self,
         DenoiseNode.self,
+        DehumNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
