@@ -9,11 +9,12 @@ BUILD_FLAGS := -c $(CONFIG)
 # plugin host, and lv2-examples, x42-plugins and swh-plugins are the real plugins its tests load;
 # pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire; chromium,
 # driven by Playwright from PyPI, tests the control page; slurm-wlm and munge run the README's
-# Slurm recipe on a real one-node Slurm).
+# Slurm recipe on a real one-node Slurm; libspeexdsp-dev builds the speexdsp denoiser harness the
+# voice clean-up scores compare with, and pesq, pystoi and noisereduce from PyPI score and compare).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
-                pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge
+                pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge libspeexdsp-dev
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins calf-plugins dragonfly-reverb-lv2 \
                   libzita-convolver-dev brutefir g++
@@ -62,6 +63,7 @@ endef
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
 	@python3 -c "import playwright" 2>/dev/null || python3 -m pip install --quiet playwright || python3 -m pip install --quiet --break-system-packages playwright
+	@python3 -c "import pesq, pystoi, noisereduce, scipy" 2>/dev/null || python3 -m pip install --quiet pesq pystoi noisereduce scipy || python3 -m pip install --quiet --break-system-packages pesq pystoi noisereduce scipy
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 toolchain not found on PATH (https://swift.org/install)"; exit 1; }
 
 bench-deps:
