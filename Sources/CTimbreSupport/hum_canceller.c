@@ -13,7 +13,7 @@ static void track(TimbreHumState *s, int family) {
     // The rotation of each harmonic's weights since the last update, as a frequency error of
     // the fundamental, averaged with the weights' power.
     const int K = s->harmonics;
-    double sum = 0, weight = 0;
+    double sum = 0, weight = 0, all = 0;
     for (int c = 0; c < s->channels; c++) {
         double *w = s->weights + ((size_t)(c * 2 + family) * K) * 2, *p = s->previous + ((size_t)(c * 2 + family) * K) * 2;
         for (int k = 0; k < K; k++) {
@@ -21,14 +21,20 @@ static void track(TimbreHumState *s, int family) {
             double re = w[2 * k] * p[2 * k] + w[2 * k + 1] * p[2 * k + 1];
             double im = -w[2 * k + 1] * p[2 * k] + w[2 * k] * p[2 * k + 1];
             double m = sqrt(re * re + im * im);
-            if (m > 0) {
+            // Only a harmonic whose size held (within 20 %) is a hum turning; weights that
+            // speech drives swell and shrink, and their turns are noise.
+            double now = w[2 * k] * w[2 * k] + w[2 * k + 1] * w[2 * k + 1], before = p[2 * k] * p[2 * k] + p[2 * k + 1] * p[2 * k + 1];
+            all += m;
+            if (m > 0 && fabs(sqrt(now) - sqrt(before)) < 0.2 * sqrt(now)) {
                 double turn = atan2(im, re) / (2 * M_PI * (k + 1));
                 sum += m * turn; weight += m;
             }
             p[2 * k] = w[2 * k]; p[2 * k + 1] = w[2 * k + 1];
         }
     }
-    if (weight <= 1e-14) return;
+    s->steady[family] += weight; s->moving[family] += all;
+    // Most of the weights' size must be steady hum, or nothing is corrected.
+    if (weight <= 1e-14 || weight < 0.5 * all) return;
     double error = sum / weight * s->rate / s->trackEvery;  // Hz
     double f = s->fundamental[family] + s->trackGain * error;
     // The phase carried to this frame at the old frequency, from here on at the new one.
@@ -48,6 +54,14 @@ static void decide(TimbreHumState *s) {
             for (int k = 0; k < 2 * K; k++) power[f] += w[k] * w[k];
         }
     int keep = power[1] > power[0] ? 1 : 0;
+    if (!(s->steady[keep] >= 0.3 * s->moving[keep]) || power[keep] <= 0) {
+        // What the weights held was not a steady hum (speech, music, noise drive them too, but
+        // their size swings): no mains to remove. The weights are cleared.
+        for (size_t k = 0; k < (size_t)s->channels * 2 * K * 2; k++) { s->weights[k] = 0; s->previous[k] = 0; }
+        s->families = 0;
+        s->decideAt = -1;
+        return;
+    }
     if (keep == 1) {
         // The kept family moves to slot 0.
         for (int c = 0; c < s->channels; c++) {

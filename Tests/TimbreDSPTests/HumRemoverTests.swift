@@ -85,6 +85,24 @@ import TimbreTestSignals
                    least: 30)  // measured 34.7 dB: the loop follows 0.002 Hz behind, which the 8th harmonic's notch feels
     }
 
+    /// No hum (pink-ish noise and a voice-like glide through the harmonics): none is found
+    /// after the first second, and from then on the signal passes bit for bit.
+    @Test func noHumFoundNothingTaken() {
+        let n = Int(4 * Self.rate)
+        var phase = 0.0
+        let glide = (0..<n).map { i -> Float in
+            let t = Double(i) / Self.rate
+            phase += (120 + 40 * sin(2 * Double.pi * 0.7 * t)) / Self.rate
+            return Float(0.1 * sin(2 * Double.pi * phase) + 0.05 * sin(4 * Double.pi * phase))
+        }
+        let x = zip(glide, Signals.noise(n, amplitude: 0.02, seed: 9)).map(+)
+        let h = HumRemover(settings: .init(), sampleRate: Self.rate, channelCount: 1)
+        let y = Self.run(h, x)
+        let removing = h.removing, from = Int(1.01 * Self.rate)
+        #expect(!removing)
+        #expect(Array(y[from...]) == Array(x[from...]))
+    }
+
     @Test func sameBitsForEveryBlockSize() {
         let (x, _) = Self.signal(seconds: 2, fundamental: { _ in 50.2 })
         let reference = Self.run(HumRemover(settings: .init(), sampleRate: Self.rate, channelCount: 1), x, blocks: [4096])

@@ -162,7 +162,7 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
 typedef struct {
     int channels;
     int harmonics;
-    int families;           ///< 2 while deciding between 50 and 60 Hz, then 1
+    int families;           ///< 2 while deciding between 50 and 60 Hz, then 1 (0: no hum found)
     int decideAt;           ///< the frame the mains is chosen at (auto), or -1
     int trackEvery;         ///< frames between frequency updates
     double rate;
@@ -174,6 +174,8 @@ typedef struct {
     double phase[2];        ///< the fundamentals' phases at `origin`, cycles
     long long origin[2];    ///< the frame of each family's last frequency change
     long long position;     ///< frames processed
+    double steady[2];       ///< while deciding: each family's weight that held its size, summed
+    double moving[2];       ///< and all its weight, summed
     double *weights;
     double *previous;       ///< the weights at the last frequency update
     double *references;     ///< scratch: 2 families × TIMBRE_HUM_CHUNK frames × harmonics × (cos, sin)
