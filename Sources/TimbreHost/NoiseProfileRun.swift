@@ -37,7 +37,7 @@ package struct NoiseProfileRun {
         guard count >= size else {
             throw .usage("\(path): \(String(format: "%.3f", region.1 - region.0)) s is shorter than one analysis window (\(size) frames, \(String(format: "%.1f", Double(size) / rate * 1000)) ms)")
         }
-        let channels = try Self.read(reader, from: first, count: count)
+        let channels = try reader.frames(from: first, count: count)
         guard let profile = NoiseProfile.learn(from: channels, sampleRate: rate) else { throw .io("\(path): no noise profile learned") }
         let power = channels.reduce(0.0) { $0 + $1.reduce(0.0) { $0 + Double($1) * Double($1) } } / Double(channels.count * count)
         self.profile = profile; self.start = region.0; self.end = region.1; found = start == nil && end == nil
@@ -72,22 +72,6 @@ package struct NoiseProfileRun {
         guard best.0 > 0 else { throw .usage("\(reader.path): its quietest \(foundSeconds) s is digital silence; give --start and --end") }
         let s = Double(best.1 * step) / rate
         return (s, s + foundSeconds)
-    }
-
-    static func read(_ reader: SoundFileReader, from first: Int64, count: Int) throws(HostError) -> [[Float]] {
-        do { try reader.seek(to: first) } catch { throw .io(error.description) }
-        let storage = UnsafeMutablePointer<Float>.allocate(capacity: count * reader.channelCount)
-        let pointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: reader.channelCount)
-        defer { storage.deallocate(); pointers.deallocate() }
-        var done = 0
-        while done < count {
-            for c in 0..<reader.channelCount { pointers[c] = storage + c * count + done }
-            let n: Int
-            do { n = try reader.read(into: pointers, maxFrames: count - done) } catch { throw .io(error.description) }
-            if n == 0 { break }
-            done += n
-        }
-        return (0..<reader.channelCount).map { Array(UnsafeBufferPointer(start: storage + $0 * count, count: done)) }
     }
 
     /// The profile as the JSON file a `denoise` node's `profile` names.

@@ -13,7 +13,7 @@ struct TimbreCommand: ParsableCommand {
         Presets are JSON files (see Presets/README.md) or the name of a shipped preset.
         """,
         version: "0.1.0",
-        subcommands: [RenderCommand.self, LiveCommand.self, MeterCommand.self, SpectrumCommand.self, ResponseCommand.self, InfoCommand.self, RecordCommand.self, RepairCommand.self, NoiseProfileCommand.self, PresetsCommand.self, PluginsCommand.self, DemoCommand.self]
+        subcommands: [RenderCommand.self, LiveCommand.self, MeterCommand.self, SpectrumCommand.self, ResponseCommand.self, InfoCommand.self, RecordCommand.self, RepairCommand.self, NoiseProfileCommand.self, ShortenPausesCommand.self, PresetsCommand.self, PluginsCommand.self, DemoCommand.self]
     )
 
     /// Runs the command and maps every failure to Timbre's exit codes (swift-argument-parser
