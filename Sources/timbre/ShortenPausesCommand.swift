@@ -8,7 +8,7 @@ struct ShortenPausesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shorten-pauses",
         abstract: "Shorten long pauses in speech and trim leading and trailing silence, with a report of every cut.",
-        usage: "timbre shorten-pauses <file> -o <output> [--longest <s>] [--keep <s>] [--edge <s>] [--report <cuts.json>]",
+        usage: "timbre shorten-pauses <file> -o <output> [<options>]",
         discussion: """
         Silence is judged against the recording's own noise floor (its quietest tenth), never \
         a fixed level, and only frames under the threshold are cut, so a word is never cut \
