@@ -106,6 +106,8 @@ let moreNodes: [(String, String)] = [
     ("bitcrush (8 bits, dither)", #"{"type": "bitcrush", "dither": true}"#),
     ("ladder (24 dB, resonance 0.8)", #"{"type": "ladder", "resonance": 0.8}"#),
     ("reverb (medium hall)", #"{"type": "reverb", "room": "medium-hall"}"#),
+    ("denoise (1,024-point STFT, tracked noise)", #"{"type": "denoise"}"#),
+    ("dehum (50 Hz, 8 harmonics)", #"{"type": "dehum", "mains": "50"}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
