@@ -7,7 +7,7 @@ import TimbreEngine
 public enum EveryNodePresets {
     /// Every effect kind (#38), as chain entries: delay with glide and cuts, stereo tools,
     /// tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, a dithered
-    /// bit crusher, ladder, reverb, ring modulator; the hum remover and the denoiser (#39).
+    /// bit crusher, ladder, reverb, ring modulator.
     public static let effectNodes = """
       {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
       {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
@@ -18,7 +18,11 @@ public enum EveryNodePresets {
       {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
       {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
       {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
-      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10},
+      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
+    """
+
+    /// The voice clean-up kinds (#39), as chain entries: hum remover and denoiser.
+    public static let voiceNodes = """
       {"type": "dehum", "id": "hum"}, {"type": "denoise", "id": "dn", "reduction": 24}
     """
 
@@ -36,7 +40,8 @@ public enum EveryNodePresets {
       {"type": "deesser", "id": "ds"}, {"type": "limiter", "id": "lim", "ceiling": -1},
       {"type": "gate", "id": "gate", "threshold": -60}, {"type": "expander", "id": "exp", "threshold": -50},
       {"type": "fir", "id": "fir", "coefficients": \(firTaps)},
-    \(effectNodes)
+    \(effectNodes),
+    \(voiceNodes)
     ]}
     """
 

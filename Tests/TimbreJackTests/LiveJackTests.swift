@@ -230,6 +230,36 @@ import TimbreTestSupport
         #expect(live.waitForExit(timeout: 5) == 0)
     }
 
+    /// Voice clean-up live: `dehum` and `denoise` (its one-window latency in the stream) under
+    /// jackd equal the offline render sample for sample (their own server: the every-effect
+    /// chain above already loads a period of a 2-core machine).
+    @Test func voiceCleanupLiveEqualOffline() throws {
+        let server = try JackServer()
+        defer { server.stop() }
+        let json = #"{"version": 1, "name": "voice live", "chain": [\#(EveryNodePresets.voiceNodes)]}"#
+        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tv"])
+        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
+        let n = 96000
+        let hum = (0..<n).map { Float(0.05 * sin(2 * Double.pi * 50 * Double($0) / Self.rate)) }
+        let signal = [zip(Self.noise(n, seed: 15), hum).map(+), zip(Self.noise(n, seed: 16), hum).map(+)]
+        let recording = try Self.play(live, name: "tv", signal: signal)
+        let status = try live.status()
+        let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
+        let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
+        #expect(status["missedFrames"] as? Int == 0 && status["xruns"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
+        #expect(status["latencyFrames"] as? Int == 1024, "the denoiser's window: \(status)")
+        let lead = playStart - hostStart, at = playStart - recordStart, recorded = recording.channels
+        try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
+        let padded = signal.map { [Float](repeating: 0, count: lead) + $0 }
+        let expected = try Self.offline(json, padded).map { Array($0[lead..<(lead + n)]) }
+        let got = recorded.map { Array($0[at..<(at + n)]) }
+        let worst = Self.worstDifference(got, expected)
+        print("JACK live vs offline, dehum + denoise: worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
+        #expect(worst == 0, "live and offline differ by up to \(worst)")
+        live.send("quit")
+        #expect(live.waitForExit(timeout: 5) == 0)
+    }
+
     /// Plugins live: LV2 (eg-amp as two mono instances) and LADSPA (swh amp) beside built-in
     /// nodes in `timbre live` under jackd: the recorded output equals the offline render bit for
     /// bit, `set amp.gain` reaches the plugin, and `status` reports each plugin's run time.
