@@ -76,6 +76,8 @@ static void decide(TimbreHumState *s) {
 }
 
 void timbre_hum_process(TimbreHumState *s, float *const *channels, int frames) {
+    // No hum was found: nothing is done again (the position still counts the stream).
+    if (s->families == 0) { s->position += frames; return; }
     const int K = s->harmonics;
     // references: [family][frame][harmonic][cos, sin], 2 × CHUNK × K pairs.
     double *refs = s->references;

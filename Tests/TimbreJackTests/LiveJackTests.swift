@@ -201,18 +201,39 @@ import TimbreTestSupport
     }
 
     /// Effects live: every effect kind in one chain (`EveryNodePresets.effectNodes`) under
-    /// jackd equals the offline render sample for sample. The oscillators and the dither run from frame 0 of the host's stream, not from
-    /// the first sound, so the offline render gets the same lead of silence: the host's
-    /// `startFrameTime` and the player's and recorder's first frame times place the signal and
-    /// the recording on the host's stream.
+    /// jackd equals the offline render sample for sample.
     @Test func effectsLiveEqualOffline() throws {
+        let n = 96000
+        try Self.liveEqualsOffline(chain: EveryNodePresets.effectNodes, name: "tl", label: "every effect kind in one chain",
+                                   signal: [Self.noise(n, seed: 13), Self.noise(n, seed: 14)])
+    }
+
+    /// Voice clean-up live: `dehum` and `denoise` (its one-window latency in the stream, and in
+    /// `status`) on noise with 50 Hz hum, on a server of their own: the every-effect chain above
+    /// already loads a period of a 2-core machine (with them in it, CI once saw an xrun).
+    @Test func voiceCleanupLiveEqualOffline() throws {
+        let n = 96000
+        let hum = (0..<n).map { Float(0.05 * sin(2 * Double.pi * 50 * Double($0) / Self.rate)) }
+        let status = try Self.liveEqualsOffline(chain: EveryNodePresets.voiceNodes, name: "tv", label: "dehum + denoise",
+                                                signal: [zip(Self.noise(n, seed: 15), hum).map(+), zip(Self.noise(n, seed: 16), hum).map(+)])
+        #expect(status["latencyFrames"] as? Int == 1024, "the denoiser's window: \(status)")
+    }
+
+    /// Plays `signal` through `timbre live` running `chain` on a jackd of its own and expects the
+    /// recording to equal the offline render bit for bit, with no skipped cycle. The
+    /// oscillators and the dither run from frame 0 of the host's stream, not from the first
+    /// sound, so the offline render gets the same lead of silence: the host's `startFrameTime`
+    /// and the player's and recorder's first frame times place the signal and the recording on
+    /// the host's stream. Returns the host's `status`.
+    @discardableResult
+    static func liveEqualsOffline(chain: String, name: String, label: String, signal: [[Float]]) throws -> [String: Any] {
         let server = try JackServer()
         defer { server.stop() }
-        let json = #"{"version": 1, "name": "effects live", "chain": [\#(EveryNodePresets.effectNodes)]}"#
-        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tl"])
+        let json = #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
+        let live = try LiveProcess(["--preset", writePreset(json), "--name", name])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        let n = 96000, signal = [Self.noise(n, seed: 13), Self.noise(n, seed: 14)]
-        let recording = try Self.play(live, name: "tl", signal: signal)
+        let n = signal[0].count
+        let recording = try play(live, name: name, signal: signal)
         let status = try live.status()
         let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
         let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
@@ -221,43 +242,14 @@ import TimbreTestSupport
         let lead = playStart - hostStart, at = playStart - recordStart, recorded = recording.channels
         try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
         let padded = signal.map { [Float](repeating: 0, count: lead) + $0 }
-        let expected = try Self.offline(json, padded).map { Array($0[lead..<(lead + n)]) }
+        let expected = try offline(json, padded).map { Array($0[lead..<(lead + n)]) }
         let got = recorded.map { Array($0[at..<(at + n)]) }
-        let worst = Self.worstDifference(got, expected)
-        print("JACK live vs offline, every effect kind in one chain: worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
+        let worst = worstDifference(got, expected)
+        print("JACK live vs offline, \(label): worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
-    }
-
-    /// Voice clean-up live: `dehum` and `denoise` (its one-window latency in the stream) under
-    /// jackd equal the offline render sample for sample (their own server: the every-effect
-    /// chain above already loads a period of a 2-core machine).
-    @Test func voiceCleanupLiveEqualOffline() throws {
-        let server = try JackServer()
-        defer { server.stop() }
-        let json = #"{"version": 1, "name": "voice live", "chain": [\#(EveryNodePresets.voiceNodes)]}"#
-        let live = try LiveProcess(["--preset", Self.writePreset(json), "--name", "tv"])
-        #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
-        let n = 96000
-        let hum = (0..<n).map { Float(0.05 * sin(2 * Double.pi * 50 * Double($0) / Self.rate)) }
-        let signal = [zip(Self.noise(n, seed: 15), hum).map(+), zip(Self.noise(n, seed: 16), hum).map(+)]
-        let recording = try Self.play(live, name: "tv", signal: signal)
-        let status = try live.status()
-        let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
-        let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
-        #expect(status["missedFrames"] as? Int == 0 && status["xruns"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
-        #expect(status["latencyFrames"] as? Int == 1024, "the denoiser's window: \(status)")
-        let lead = playStart - hostStart, at = playStart - recordStart, recorded = recording.channels
-        try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
-        let padded = signal.map { [Float](repeating: 0, count: lead) + $0 }
-        let expected = try Self.offline(json, padded).map { Array($0[lead..<(lead + n)]) }
-        let got = recorded.map { Array($0[at..<(at + n)]) }
-        let worst = Self.worstDifference(got, expected)
-        print("JACK live vs offline, dehum + denoise: worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
-        #expect(worst == 0, "live and offline differ by up to \(worst)")
-        live.send("quit")
-        #expect(live.waitForExit(timeout: 5) == 0)
+        return status
     }
 
     /// Plugins live: LV2 (eg-amp as two mono instances) and LADSPA (swh amp) beside built-in

@@ -110,7 +110,4 @@ public struct PauseFinder: Sendable {
             return out
         }
     }
-
-    /// Frames removed in all.
-    public var removedFrames: Int { cuts.reduce(0) { $0 + $1.end - $1.start } }
 }

@@ -69,6 +69,8 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
     static let minimumBias: Float = 3.27
     /// The noise power a fresh kernel starts from (a profile's, or 0: from the first sound).
     let initialNoise: UnsafeMutablePointer<Float>
+    /// Whether `initialNoise` is a learned profile.
+    let learned: Bool
     /// Per channel: frames averaged into the starting noise estimate so far (``startFrames``
     /// when done, or from the start with a profile).
     let averaged: UnsafeMutablePointer<Int>
@@ -123,6 +125,7 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
                 initialNoise[k] = Float(pow(10, profile.levelDB(atHz: Double(k) * sampleRate / Double(size)) / 10) * Double(size) / 2)
             }
         }
+        learned = settings.profile != nil
         averaged = .allocate(capacity: channelCount)
         averaged.initialize(repeating: 0, count: channelCount)
         hops = .allocate(capacity: 1)
@@ -174,7 +177,6 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
         overlap.update(repeating: 0, count: channelCount * size)
         ready.update(repeating: 0, count: channelCount * hop)
         clean.update(repeating: 0, count: channelCount * bins)
-        let learned = initialNoise[bins / 2] > 0
         for c in 0..<channelCount {
             for k in 0..<bins { noise[c * bins + k] = initialNoise[k] }
             averaged[c] = learned ? startFrames : 0
@@ -209,7 +211,8 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
     public func clearNonFinite() -> Bool {
         let bad = NonFiniteScan.contains(history, count: channelCount * size) || NonFiniteScan.contains(overlap, count: channelCount * size)
             || NonFiniteScan.contains(ready, count: channelCount * hop) || NonFiniteScan.contains(noise, count: channelCount * bins)
-            || NonFiniteScan.contains(clean, count: channelCount * bins)
+            || NonFiniteScan.contains(clean, count: channelCount * bins) || NonFiniteScan.contains(smoothed, count: channelCount * bins)
+            || NonFiniteScan.contains(minima, count: channelCount * (Self.subwindows + 1) * bins)
         if bad { reset() }
         return bad
     }
