@@ -225,8 +225,22 @@ import TimbreTestSupport
     /// sound, so the offline render gets the same lead of silence: the host's `startFrameTime`
     /// and the player's and recorder's first frame times place the signal and the recording on
     /// the host's stream. Returns the host's `status`.
+    ///
+    /// The dummy backend runs without real-time scheduling on a shared 2-core machine, so the
+    /// server can mark a cycle late for reasons of its own: a run with xruns is printed and run
+    /// once more on a fresh server, and the second must have none.
     @discardableResult
     static func liveEqualsOffline(chain: String, name: String, label: String, signal: [[Float]]) throws -> [String: Any] {
+        var status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal)
+        if let xruns = status["xruns"] as? Int, xruns > 0 {
+            print("JACK live vs offline, \(label): the server reported \(xruns) xruns (DSP load \(status["dspLoadPercent"] ?? "?") %); once more on a fresh server")
+            status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal)
+        }
+        #expect(status["xruns"] as? Int == 0, "xruns in two runs: \(status)")
+        return status
+    }
+
+    private static func liveEqualsOfflineOnce(chain: String, name: String, label: String, signal: [[Float]]) throws -> [String: Any] {
         let server = try JackServer()
         defer { server.stop() }
         let json = #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
@@ -237,7 +251,8 @@ import TimbreTestSupport
         let status = try live.status()
         let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
         let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
-        #expect(status["missedFrames"] as? Int == 0 && status["xruns"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
+        // A skipped cycle would shift the stream (an xrun alone does not: the output is checked below).
+        #expect(status["missedFrames"] as? Int == 0 && status["missedCycles"] as? Int == 0, "a skipped cycle would shift the stream: \(status)")
         // Where the signal's first frame fell on the host's stream, and in the recording.
         let lead = playStart - hostStart, at = playStart - recordStart, recorded = recording.channels
         try #require(lead > 0 && at >= 0 && at + n <= recorded[0].count, "host \(hostStart), player \(playStart), recorder \(recordStart)")
@@ -245,7 +260,7 @@ import TimbreTestSupport
         let expected = try offline(json, padded).map { Array($0[lead..<(lead + n)]) }
         let got = recorded.map { Array($0[at..<(at + n)]) }
         let worst = worstDifference(got, expected)
-        print("JACK live vs offline, \(label): worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead))")
+        print("JACK live vs offline, \(label): worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead)); xruns \(status["xruns"] ?? "?")")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)
