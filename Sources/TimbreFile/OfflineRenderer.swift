@@ -31,6 +31,11 @@ public struct RenderRequest: Sendable {
     /// when nothing changed the samples (a transcode, a trim, a flat preset), so 16-bit in,
     /// 16-bit out stays bit-identical, as sox does; from the first sample off the grid on, dither.
     public var ditherOnlyOffGrid = false
+    /// With `dither`: the requantisation noise's shape (`.tpdf`: flat, the default).
+    public var ditherShape: NoiseShape = .tpdf
+    /// Bits of the integer words written (8 up to the encoding's, 24 at most), nil: the
+    /// encoding's. A shorter word is dithered (with `dither`) and padded with zero bits.
+    public var wordLength: Int?
     /// Measure the output's loudness (``RenderSummary/loudness``).
     public var meter: Bool
     /// Output sample rate (nil: the input's). The file is converted before the preset, which
@@ -382,7 +387,8 @@ public enum OfflineRenderer {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
                                              sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
-                                             dither: request.dither, tags: tags, encoder: encoder)
+                                             dither: request.dither, shape: request.ditherShape, wordLength: request.wordLength,
+                                             tags: tags, encoder: encoder)
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
             writer?.reserve(frames: source.expectedFrames)

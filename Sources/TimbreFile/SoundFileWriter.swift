@@ -34,6 +34,8 @@ public final class SoundFileWriter {
     var interleaved: UnsafeMutablePointer<Float>
     var capacity: Int
     var dither: TPDFDither?
+    /// Requantisation to a shorter word or with a noise shape (instead of `dither`).
+    var quantizer: NoiseShapedQuantizer?
     /// Dither only from the first block with a sample off the output's integer grid: audio
     /// nothing changed (a 16-bit copy) stays bit-exact.
     public var ditherOnlyOffGrid = false
@@ -51,7 +53,13 @@ public final class SoundFileWriter {
     /// Opens a temporary file for `format`/`encoding`. `dither` applies TPDF dither for
     /// integer encodings of 16 bits or fewer. `tags` are written to containers that hold them
     /// (see ``droppedTags``); `encoder` sets a lossy codec's quality or bitrate.
+    ///
+    /// `shape` other than `.tpdf` shapes the dithered requantisation noise (``NoiseShape``);
+    /// `wordLength` (8 up to the encoding's bits, 24 at most) requantises to that many bits
+    /// inside the container (20-bit audio in a 24-bit file). Either dithers whatever the
+    /// word length (unless `dither` is false: then a shorter word is only rounded).
     public init(path: String, format: SoundFileFormat, encoding: SampleEncoding, sampleRate: Int, channelCount: Int, dither: Bool,
+                shape: NoiseShape = .tpdf, wordLength: Int? = nil,
                 tags: AudioTags = AudioTags(), encoder: EncoderSettings = EncoderSettings()) throws(AudioFileError) {
         self.path = path
         self.channelCount = channelCount
@@ -109,7 +117,18 @@ public final class SoundFileWriter {
             throw AudioFileError(path: path, "\(format.rawValue) \(encoding.rawValue): \(why)")
         }
         droppedTags = tags.write(to: f, container: format)
-        if let bits = encoding.integerBits, bits <= 16, dither { self.dither = TPDFDither(bits: bits) }
+        if let wordLength, !(8...min(24, encoding.integerBits ?? 0)).contains(wordLength) {
+            abort()
+            throw AudioFileError(path: path, "\(wordLength)-bit words do not fit \(encoding.rawValue) (allowed 8…\(min(24, encoding.integerBits ?? 0)))")
+        }
+        if shape != .tpdf || wordLength != nil, let bits = wordLength ?? encoding.integerBits, bits <= 24 {
+            guard let q = NoiseShapedQuantizer(shape: dither ? shape : .tpdf, bits: bits, sampleRate: Double(sampleRate),
+                                               channelCount: channelCount, dithered: dither) else {
+                abort()
+                throw AudioFileError(path: path, "the \(shape.rawValue) noise shape has no design for \(sampleRate) Hz (designs: \(shape.designRates.map { "\(Int($0)) Hz" }.joined(separator: ", ")), each used within 10 %)")
+            }
+            quantizer = q
+        } else if let bits = encoding.integerBits, bits <= 16, dither { self.dither = TPDFDither(bits: bits) }
     }
 
     deinit {
@@ -167,10 +186,10 @@ public final class SoundFileWriter {
                 clippedSamples += clipped
             }
         }
-        if let q = quantizationScale, dither != nil, ditherOnlyOffGrid, !ditherEngaged {
+        if let q = quantizer.map({ Float(1 << ($0.bits - 1)) }) ?? quantizationScale, dither != nil || quantizer != nil, ditherOnlyOffGrid, !ditherEngaged {
             for i in 0..<need where Self.roundedHalfAway(interleaved[i] * q) != interleaved[i] * q { ditherEngaged = true; break }
         }
-        if !ditherOnlyOffGrid || ditherEngaged { dither?.apply(interleaved, count: need) }
+        if !ditherOnlyOffGrid || ditherEngaged { dither?.apply(interleaved, count: need); quantizer?.apply(interleaved, count: need) }
         if let q = quantizationScale {
             // Round to the integer grid here: libsndfile's float→int conversion on this
             // platform floors (measured: −0.1 LSB is stored as −1 LSB, +0.9 LSB as 0), which

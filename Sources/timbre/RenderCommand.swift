@@ -33,7 +33,9 @@ struct RenderCommand: ParsableCommand {
         Tags (title, artist, album… and WAV's broadcast extension) are carried from the first \
         input; --tag KEY=VALUE sets one, --no-tags drops them. Integer output of 16 bits or \
         fewer gets TPDF dither once the audio is off the output's grid (--dither auto; \
-        tpdf always, none never), so a 16-bit copy stays bit-exact. Without --encoding the \
+        tpdf always, none never), so a 16-bit copy stays bit-exact; lipshitz, wannamaker \
+        and shibata shape its noise away from where the ear is most sensitive (any integer \
+        output; 44.1 and 48 kHz). --bits 20 writes 20-bit words in 24-bit PCM. Without --encoding the \
         output keeps the input's encoding when its container can hold it, as sox does; \
         otherwise the container's default (24-bit PCM for WAV, AIFF, FLAC…). Samples that \
         do not fit an integer encoding are clipped, counted and reported.
@@ -58,7 +60,8 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Sample encoding: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")).") var encoding: String?
     @Option(name: .long, help: "Codec quality 0 (smallest) … 10 (best) for MP3, Opus and Vorbis.") var quality: Double?
     @Option(name: .long, help: "Constant bitrate in kb/s for MP3 and Opus.") var bitrate: Double?
-    @Option(name: .long, help: "Dither for ≤16-bit output: auto (once the audio is off the grid), tpdf or none.") var dither: String = "auto"
+    @Option(name: .long, help: "Dither for integer output: auto (≤16-bit, once the audio is off the grid), tpdf, none, or TPDF with the noise shaped: lipshitz, wannamaker, shibata.") var dither: String = "auto"
+    @Option(name: .long, help: "Bits per integer sample, 8 up to the encoding's (e.g. 20 in 24-bit PCM): dithered to that, zero-padded.") var bits: Int?
     @Option(name: .long, help: "Set a tag: KEY=VALUE (title, artist, album, date, comment, genre, tracknumber, copyright, software, license; description, originator, time-reference for WAV). Repeatable.") var tag: [String] = []
     @Flag(name: .long, help: "Write no tags (by default the first input's are kept).") var noTags = false
     @Option(name: .long, help: "Input container: auto (from the file) or raw (needs --input-rate, --input-channels, --input-encoding).") var inputFormat: String = "auto"
@@ -145,7 +148,9 @@ struct RenderCommand: ParsableCommand {
             return v
         }
         let enc = try encoding.map { e throws(HostError) in try Self.encoding(e, option: "--encoding") }
-        guard ["auto", "tpdf", "none"].contains(dither) else { throw .usage("--dither \(dither) is not known (allowed: auto, tpdf, none)") }
+        let ditherNames = ["auto", "none"] + NoiseShape.allCases.map(\.rawValue)
+        guard ditherNames.contains(dither) else { throw .usage("--dither \(dither) is not known (allowed: \(ditherNames.joined(separator: ", ")))") }
+        if let bits, !(8...24).contains(bits) { throw .usage("--bits \(bits) is out of range (allowed 8…24)") }
         if let normalize, !(-70...0).contains(normalize) { throw .usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
         guard (-20...0).contains(truePeakCeiling) else { throw .usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
         guard let mode = RateMode(rawValue: rateMode) else { throw .usage("--rate-mode \(rateMode) is not known (allowed: timestretch, varispeed)") }
@@ -161,6 +166,8 @@ struct RenderCommand: ParsableCommand {
         var request = RenderRequest(inputPaths: [], outputPath: "", preset: p, blockFrames: blockSize,
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil || report != nil)
         request.ditherOnlyOffGrid = dither == "auto"
+        request.ditherShape = NoiseShape(rawValue: dither) ?? .tpdf
+        request.wordLength = bits
         request.pluginLoader = PluginHost.loader
         if let preset, FileManager.default.fileExists(atPath: preset) {
             request.presetDirectory = URL(fileURLWithPath: preset).deletingLastPathComponent().path
