@@ -117,9 +117,15 @@ public final class SoundFileWriter {
             throw AudioFileError(path: path, "\(format.rawValue) \(encoding.rawValue): \(why)")
         }
         droppedTags = tags.write(to: f, container: format)
-        if let wordLength, !(8...min(24, encoding.integerBits ?? 0)).contains(wordLength) {
-            abort()
-            throw AudioFileError(path: path, "\(wordLength)-bit words do not fit \(encoding.rawValue) (allowed 8…\(min(24, encoding.integerBits ?? 0)))")
+        if let wordLength {
+            guard let bits = encoding.integerBits else {
+                abort()
+                throw AudioFileError(path: path, "\(wordLength)-bit words need integer PCM output, not \(encoding.rawValue) (--encoding pcm16 or pcm24)")
+            }
+            guard (8...min(24, bits)).contains(wordLength) else {
+                abort()
+                throw AudioFileError(path: path, "\(wordLength)-bit words do not fit \(encoding.rawValue) (allowed 8…\(min(24, bits)))")
+            }
         }
         if shape != .tpdf || wordLength != nil, let bits = wordLength ?? encoding.integerBits, bits <= 24 {
             guard let q = NoiseShapedQuantizer(shape: dither ? shape : .tpdf, bits: bits, sampleRate: Double(sampleRate),
