@@ -1,4 +1,5 @@
 import Foundation
+import TimbreDSP
 
 /// What `timbre info` reports about a file.
 public struct AudioFileInfo: Codable, Sendable {
@@ -7,6 +8,13 @@ public struct AudioFileInfo: Codable, Sendable {
     public var encoding: String
     public var sampleRate: Int
     public var channels: Int
+    /// The channels' positions, e.g. `L R C LFE BL BR` (declared by the file, or the usual
+    /// order for the count, as ``layoutDeclared`` says).
+    public var layout: String
+    /// The layout's name (`5.1`, `stereo`…), nil when it has none.
+    public var layoutName: String?
+    /// Whether the file declares its layout (a WAVE_FORMAT_EXTENSIBLE mask, a CAF layout).
+    public var layoutDeclared: Bool
     public var frames: Int64
     public var durationSeconds: Double
     /// Sample peak over all channels, linear and in dBFS (scanned).
@@ -34,7 +42,9 @@ public struct AudioFileInfo: Codable, Sendable {
             for c in 0..<reader.channelCount { for i in 0..<n { peak = max(peak, abs(ptrs[c][i])) } }
         }
         return AudioFileInfo(path: path, format: reader.formatName, encoding: reader.encodingName,
-                             sampleRate: Int(reader.sampleRate), channels: reader.channelCount, frames: frames,
+                             sampleRate: Int(reader.sampleRate), channels: reader.channelCount,
+                             layout: reader.channelLayout.positions.map(\.rawValue).joined(separator: " "), layoutName: reader.channelLayout.name,
+                             layoutDeclared: reader.declaredLayout != nil, frames: frames,
                              durationSeconds: Double(frames) / reader.sampleRate, peak: Double(peak),
                              peakDBFS: peak > 0 ? 20 * log10(Double(peak)) : nil,
                              tags: Dictionary(reader.tags.fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }),

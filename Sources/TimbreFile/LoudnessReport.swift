@@ -15,10 +15,12 @@ public final class LoudnessAnalyzer {
     let truePeak: TruePeakMeter
 
     /// `shortTermRateHz`: short-term values per second for the loudness range (10, the
-    /// current Tech 3342; 1 reproduces libebur128 1.2).
-    public init(sampleRate: Double, channelCount: Int, shortTermRateHz: Int = 10) {
+    /// current Tech 3342; 1 reproduces libebur128 1.2). `layout` gives the channels'
+    /// BS.1770 weights (default: the usual layout for the channel count).
+    public init(sampleRate: Double, channelCount: Int, shortTermRateHz: Int = 10, layout: ChannelLayout? = nil) {
         self.sampleRate = sampleRate; self.channelCount = channelCount
-        loudness = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, shortTermRateHz: shortTermRateHz)
+        let weights = layout.flatMap { $0.channelCount == channelCount ? $0.loudnessWeights : nil }
+        loudness = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, shortTermRateHz: shortTermRateHz, weights: weights)
         loudnessMeasured = false
         levels = LevelMeter(sampleRate: sampleRate, channelCount: channelCount)
         truePeak = TruePeakMeter(sampleRate: sampleRate, channelCount: channelCount)
@@ -125,7 +127,8 @@ extension LoudnessAnalyzer {
     public static func measure(path: String, shortTermRateHz: Int = 10, blockFrames: Int = 4800,
                                progress: ((Double) -> Void)? = nil) throws(AudioFileError) -> LoudnessReport {
         let reader = try SoundFileReader(path: path)
-        let analyzer = LoudnessAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount, shortTermRateHz: shortTermRateHz)
+        let analyzer = LoudnessAnalyzer(sampleRate: reader.sampleRate, channelCount: reader.channelCount, shortTermRateHz: shortTermRateHz,
+                                        layout: reader.channelLayout)
         let storage = UnsafeMutablePointer<Float>.allocate(capacity: reader.channelCount * blockFrames)
         let ptrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: reader.channelCount)
         defer { storage.deallocate(); ptrs.deallocate() }

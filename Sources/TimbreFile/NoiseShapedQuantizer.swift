@@ -1,10 +1,10 @@
 import TimbreDSP
 
 /// Requantises interleaved float samples to a `bits`-bit integer grid with TPDF dither and
-/// an error-feedback noise shaper (``NoiseShape`` documents the loop and its designs).
+/// an error-feedback noise shaper (`NoiseShape` documents the loop and its designs).
 ///
 /// Per channel the last errors are kept, so the result does not depend on how the stream is
-/// cut into blocks; the dither is ``TPDFDither``'s (a hash of the sample's index), so renders
+/// cut into blocks; the dither is `TPDFDither`'s (a hash of the sample's index), so renders
 /// repeat. An error is held within ±2 LSB before it is fed back (it lies within ±1.5 LSB
 /// unless the sample clipped): a clipped peak cannot make the loop run away.
 package struct NoiseShapedQuantizer: Sendable {

@@ -174,6 +174,11 @@ public struct RenderSummary: Sendable {
     public var warnings: [String] = []
     /// The tags written to the output.
     public var tags = AudioTags()
+    /// The output's channel layout (the input's for as many channels, else the usual one),
+    /// whose BS.1770 weights the loudness used.
+    public var channelLayout = ChannelLayout.standard(channelCount: 2)
+    /// The layout declared in the output file (nil: none written).
+    public var declaredLayout: ChannelLayout?
     /// The deepest gain reduction of each dynamics node (`compressor`, `deesser`, `limiter`)
     /// over the render, dB (positive), by node key.
     public var maximumGainReductionDB: [String: Double] = [:]
@@ -380,6 +385,11 @@ public enum OfflineRenderer {
         } else if encoder.compressionLevel != nil && ![.mp3, .opus, .vorbis].contains(encoding) {
             throw .request(.encoderSettings, "\(encoding.rawValue) has no quality setting (MP3, Opus and Vorbis have)")
         }
+        // The input's channel layout carries to an output of as many channels; a layout is
+        // declared in the output when the input declared one or there are more than two channels.
+        let sameChannels = request.combination != .mix && reader?.channelCount == plan.outputChannelCount
+        let outputLayout = sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
+        let declaredLayout = (sameChannels && reader?.declaredLayout != nil) || plan.outputChannelCount > 2 ? outputLayout : nil
         var writer: SoundFileWriter?
         var warnings: [String] = []
         if let notice = preset.bandsLeftOutNotice(sampleRate: outputRate) { warnings.append("\(presetName): \(notice)") }
@@ -388,16 +398,20 @@ public enum OfflineRenderer {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
                                              sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
                                              dither: request.dither, shape: request.ditherShape, wordLength: request.wordLength,
-                                             tags: tags, encoder: encoder)
+                                             layout: declaredLayout, tags: tags, encoder: encoder)
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
+            // FLAC fixes the order of up to 8 channels itself (WAV's); other containers say nothing.
+            if let declaredLayout, declaredLayout.channelCount > 2, writer?.writtenLayout == nil, format != .flac {
+                warnings.append("\(format.rawValue) cannot declare the channel layout \(declaredLayout): players will assume an order")
+            }
             writer?.reserve(frames: source.expectedFrames)
         }
         let analyzer: LoudnessAnalyzer?
         if let meter = measured.take() {
             analyzer = LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: meter)
         } else {
-            analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount) : nil
+            analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, layout: outputLayout) : nil
         }
 
         let previousMXCSR = DenormalGuard.enable()
@@ -497,6 +511,8 @@ public enum OfflineRenderer {
                                     loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
         summary.warnings = warnings
         summary.tags = tags
+        summary.channelLayout = outputLayout
+        summary.declaredLayout = writer?.writtenLayout
         summary.maximumGainReductionDB = Dictionary(plan.gainReductionStates.map { ($0.key, $0.state.maximumDB) }) { a, _ in a }
         return summary
     }

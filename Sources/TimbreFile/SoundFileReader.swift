@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import TimbreDSP
 
 /// Headerless audio (`--input-format raw`): what a file's header would have said.
 public struct RawAudioFormat: Equatable, Sendable {
@@ -26,12 +27,19 @@ public final class SoundFileReader {
     public let formatCode: Int32
     /// The file's tags (title, artist… and WAV's broadcast extension).
     public let tags: AudioTags
+    /// The channel layout the file declares (a WAVE_FORMAT_EXTENSIBLE mask, a CAF layout),
+    /// nil when it declares none.
+    public let declaredLayout: ChannelLayout?
+    /// The declared layout, else the usual one for the channel count.
+    public var channelLayout: ChannelLayout { declaredLayout ?? .standard(channelCount: channelCount) }
     /// The frame count the header announced when the file holds fewer (a truncated file):
     /// WAV/RF64/W64 `data` and AIFF `SSND` sizes beyond the file's end, AIFF's `COMM` count,
     /// FLAC's STREAMINFO total. nil when the header and the file agree or the header cannot say
     /// (a streamed WAV with an unset size).
     public let promisedFrames: Int64?
     let file: OpaquePointer
+    /// For each channel delivered, the channel of the file it comes from (nil: the same).
+    let sourceChannel: [Int]?
     var interleaved: UnsafeMutablePointer<Float>
     var interleavedCapacity: Int
     /// Frames delivered from the file's start (seeks included).
@@ -97,6 +105,13 @@ public final class SoundFileReader {
         frameCount = info.frames
         formatCode = info.format
         tags = AudioTags.read(from: f)
+        declaredLayout = ChannelLayout.read(from: f, channelCount: Int(info.channels))
+        // Ogg Vorbis and Opus store 3–8 channels in their own fixed order: read in WAV's.
+        if Int(info.format) & SF_FORMAT_TYPEMASK == SF_FORMAT_OGG, let vorbis = ChannelLayout.vorbisOrder(channelCount: Int(info.channels)) {
+            sourceChannel = vorbis.indices(for: .standard(channelCount: Int(info.channels)))
+        } else {
+            sourceChannel = nil
+        }
         promisedFrames = HeaderPromise.frames(file: f, info: info)
         interleavedCapacity = 0
         interleaved = .allocate(capacity: 1)
@@ -141,8 +156,8 @@ public final class SoundFileReader {
         }
         let nc = channelCount
         for c in 0..<nc {
-            let dst = channels[c]
-            for n in 0..<got { dst[n] = interleaved[n * nc + c] }
+            let dst = channels[c], from = sourceChannel?[c] ?? c
+            for n in 0..<got { dst[n] = interleaved[n * nc + from] }
         }
         position += Int64(got)
         return got

@@ -49,17 +49,22 @@ public final class SoundFileWriter {
     /// missing when the finished file is read back in ``commit()``.
     public private(set) var droppedTags: [String] = []
     let tags: AudioTags
+    /// The channel layout declared in the file (nil: none; the container could not hold it).
+    public private(set) var writtenLayout: ChannelLayout?
+    /// For each channel of the file, the channel given to ``write(_:frameCount:)`` it takes
+    /// (nil: the same): Ogg Vorbis and Opus fix their own order for 3–8 channels.
+    var sourceChannel: [Int]?
 
     /// Opens a temporary file for `format`/`encoding`. `dither` applies TPDF dither for
     /// integer encodings of 16 bits or fewer. `tags` are written to containers that hold them
     /// (see ``droppedTags``); `encoder` sets a lossy codec's quality or bitrate.
     ///
-    /// `shape` other than `.tpdf` shapes the dithered requantisation noise (``NoiseShape``);
+    /// `shape` other than `.tpdf` shapes the dithered requantisation noise (`NoiseShape`);
     /// `wordLength` (8 up to the encoding's bits, 24 at most) requantises to that many bits
     /// inside the container (20-bit audio in a 24-bit file). Either dithers whatever the
     /// word length (unless `dither` is false: then a shorter word is only rounded).
     public init(path: String, format: SoundFileFormat, encoding: SampleEncoding, sampleRate: Int, channelCount: Int, dither: Bool,
-                shape: NoiseShape = .tpdf, wordLength: Int? = nil,
+                shape: NoiseShape = .tpdf, wordLength: Int? = nil, layout: ChannelLayout? = nil,
                 tags: AudioTags = AudioTags(), encoder: EncoderSettings = EncoderSettings()) throws(AudioFileError) {
         self.path = path
         self.channelCount = channelCount
@@ -70,7 +75,10 @@ public final class SoundFileWriter {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
-        info.format = Int32(format.major | encoding.subtype)
+        // More than two channels in WAV: WAVE_FORMAT_EXTENSIBLE, which carries the channel mask
+        // (as sox and ffmpeg write them).
+        let major = format == .wav && channelCount > 2 ? SF_FORMAT_WAVEX : format.major
+        info.format = Int32(major | encoding.subtype)
         guard sf_format_check(&info) != 0 else {
             throw AudioFileError(path: path, "libsndfile cannot write \(format.rawValue) with encoding \(encoding.rawValue) at \(sampleRate) Hz, \(channelCount) channels")
         }
@@ -117,6 +125,12 @@ public final class SoundFileWriter {
             throw AudioFileError(path: path, "\(format.rawValue) \(encoding.rawValue): \(why)")
         }
         droppedTags = tags.write(to: f, container: format)
+        if encoding == .vorbis || encoding == .opus, let vorbis = ChannelLayout.vorbisOrder(channelCount: channelCount) {
+            sourceChannel = (layout ?? .standard(channelCount: channelCount)).indices(for: vorbis)
+            if sourceChannel != nil { writtenLayout = layout }
+        } else if let layout, layout.channelCount == channelCount, channelCount > 1 || layout.positions != [.mono] {
+            writtenLayout = layout.write(to: f) ? layout : nil
+        }
         if let wordLength {
             guard let bits = encoding.integerBits else {
                 abort()
@@ -179,7 +193,7 @@ public final class SoundFileWriter {
         }
         let nc = channelCount
         for c in 0..<nc {
-            let src = channels[c]
+            let src = channels[sourceChannel?[c] ?? c]
             for n in 0..<frameCount { interleaved[n * nc + c] = src[n] }
         }
         if encoding.integerBits != nil {

@@ -17,6 +17,8 @@ import TimbreFile
 package final class NormalizationTrials: @unchecked Sendable {
     package let capture: RenderCapture
     package let sampleRate: Double
+    /// The channels' BS.1770 weights (nil: the usual layout's).
+    let weights: [Double]?
     package let settings: TruePeakLimiter.Settings
     package let block: Int
     /// Per gain row (one with a linked gain), each frame's held peak: the capture's frames
@@ -44,9 +46,11 @@ package final class NormalizationTrials: @unchecked Sendable {
 
     /// `limiter`: the node that follows the gain (the preset's final `limiter`, or the inserted
     /// one). Nil when it is not a limiter.
-    package init?(capture: RenderCapture, sampleRate: Double, blockFrames: Int, limiter: NodeSpec) {
+    /// `layout`: the output's channels, whose BS.1770 weights the meters use.
+    package init?(capture: RenderCapture, sampleRate: Double, blockFrames: Int, limiter: NodeSpec, layout: ChannelLayout? = nil) {
         guard let s = limiter.kind.settings(as: LimiterSettings.self) else { return nil }
         self.capture = capture; self.sampleRate = sampleRate; settings = s.kernelSettings
+        weights = layout.flatMap { $0.channelCount == capture.channelCount ? $0.loudnessWeights : nil }
         block = max(blockFrames, 4096)
         // The limiter's own latency and gain rows (one when linked), from one made as the trials make theirs.
         let probe = TruePeakLimiter(settings: settings, sampleRate: sampleRate, channelCount: capture.channelCount, maximumBlockFrames: 1)
@@ -136,7 +140,7 @@ package final class NormalizationTrials: @unchecked Sendable {
         let channelCount = capture.channelCount, total = capture.frameCount + latency
         let recording = rows * total * MemoryLayout<Float>.size <= Self.recordingBudget ? LargeSampleBuffer(channelCount: rows, framesPerChannel: total) : nil
         let source = LimitedCaptureSource(self, gainDB: gainDB, recordingInto: recording)
-        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
+        let meter = LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, weights: weights)
         let audio = UnsafeMutablePointer<Float>.allocate(capacity: channelCount * block)
         let channels = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channelCount)
         defer { audio.deallocate(); channels.deallocate() }

@@ -173,7 +173,7 @@ public enum RenderRun {
                 // The trials run the gain and the limiter over the first pass's output in
                 // memory; past the capture's budget they render from the input.
                 let limiter = limiterAt.map { finalChain(of: request.preset)[$0.index] } ?? insertedLimiter(ceiling: plan.ceiling)
-                let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter) }
+                let trials = capture.flatMap { $0.overflowed || $0.frameCount == 0 ? nil : NormalizationTrials(capture: $0, sampleRate: first.sampleRate, blockFrames: request.blockFrames, limiter: limiter, layout: first.channelLayout) }
                 // Each trial: (gain, loudness reached). (The deepest limiting is the written pass's.)
                 func evaluate(_ gains: [Double]) throws(HostError) -> [(gain: Double, reached: Double)] {
                     passes += gains.count

@@ -10,6 +10,13 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "Audio files.") var files: [String]
     @Flag(name: .long, help: "Print JSON (one object per file, in an array).") var json = false
 
+    /// `2 (stereo)`, `6 (5.1: L R C LFE BL BR)`; a layout beyond stereo the file does not
+    /// declare is marked as assumed.
+    static func channels(_ i: AudioFileInfo) -> String {
+        if i.channels <= 2 && !i.layoutDeclared { return "\(i.channels)\(i.layoutName.map { " (\($0))" } ?? "")" }
+        return "\(i.channels) (\(i.layoutName.map { "\($0): " } ?? "")\(i.layout)\(i.layoutDeclared ? "" : "; assumed, the file does not say"))"
+    }
+
     func run() throws {
         var infos: [AudioFileInfo] = []
         for f in files {
@@ -27,7 +34,7 @@ struct InfoCommand: ParsableCommand {
               format:    \(i.format)
               encoding:  \(i.encoding)
               rate:      \(i.sampleRate) Hz
-              channels:  \(i.channels)
+              channels:  \(Self.channels(i))
               frames:    \(i.frames)
               duration:  \(String(format: "%.3f", i.durationSeconds)) s
               peak:      \(i.peakDBFS.map { String(format: "%.2f dBFS", $0) } ?? "silent (-inf dBFS)")

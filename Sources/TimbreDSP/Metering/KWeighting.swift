@@ -37,13 +37,10 @@ public enum KWeighting {
         return (pre, rlb)
     }
 
-    /// BS.1770-4 channel weights G_i for a channel count in the usual order: L, R, C get 1.0,
-    /// surrounds 1.41 (+1.5 dB), LFE 0 (excluded). 5 channels: L R C Ls Rs; 6: L R C LFE Ls Rs.
+    /// BS.1770-4 channel weights G_i for a channel count in the usual WAV order
+    /// (``ChannelLayout/standard(channelCount:)``): L, R, C 1.0, surrounds 1.41 (+1.5 dB), LFE 0
+    /// (excluded). 5 channels: L R C Ls Rs; 6: L R C LFE Ls Rs; 8: L R C LFE BL BR SL SR.
     public static func channelWeights(channelCount: Int) -> [Double] {
-        switch channelCount {
-        case 5: [1, 1, 1, 1.41, 1.41]
-        case 6: [1, 1, 1, 0, 1.41, 1.41]
-        default: [Double](repeating: 1, count: channelCount)
-        }
+        ChannelLayout.standard(channelCount: channelCount).loudnessWeights
     }
 }
