@@ -41,6 +41,9 @@ public struct RenderRequest: Sendable {
     /// Output sample rate (nil: the input's). The file is converted before the preset, which
     /// runs at this rate.
     public var sampleRate: Int?
+    /// Channels to convert the input to before the preset (nil: as it is), through a
+    /// `ChannelConversion`: the ITU downmix to stereo or mono, or a plain upmix.
+    public var channelCount: Int?
     /// Playback speed (0.25…4 varispeed): the output lasts input duration / speed.
     public var speed: Double
     public var rateMode: RateMode
@@ -71,7 +74,7 @@ public struct RenderRequest: Sendable {
 
     /// The ``RenderRequest`` properties a ``RenderError/request(_:_:)`` can be about.
     public enum Parameter: String, Sendable {
-        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate, outputPath, tagEdits, bitrate, encoderSettings
+        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate, channelCount, outputPath, tagEdits, bitrate, encoderSettings
     }
 
     /// A render of one input file.
@@ -112,9 +115,16 @@ public struct RenderRequest: Sendable {
 
     /// The chain of sources that feeds the preset: the input timeline, then the stages of
     /// ``rateStages(inputRate:)``, held to the exact length.
-    func sourceChain(timeline: TimelineSource, inputRate: Int) throws(RenderError) -> FrameSource {
+    func sourceChain(timeline: TimelineSource, inputRate: Int, layout: ChannelLayout? = nil) throws(RenderError) -> FrameSource {
         let stages = rateStages(inputRate: inputRate)
         var source: FrameSource = timeline
+        if let count = channelCount, count != timeline.channelCount {
+            let from = layout.flatMap { $0.channelCount == timeline.channelCount ? $0 : nil } ?? .standard(channelCount: timeline.channelCount)
+            guard let conversion = ChannelConversion(from: from, toChannelCount: count) else {
+                throw .request(.channelCount, "\(inputPath): no conversion from \(timeline.channelCount) channels (\(from)) to \(count) (downmixes go to 2 or 1 channel; upmixes from 1 or 2)")
+            }
+            source = ChannelConversionStage(upstream: source, conversion: conversion, maximumFrames: ioFrames)
+        }
         if let rate = stages.stretch {
             guard TimeStretcher.rateRange.contains(rate) else {
                 throw .request(.speed, "speed \(speed) with a pitch shift of \(pitchSemitones) semitones needs a stretch by \(1 / rate), beyond what the stretcher does (0.25…4)")
@@ -263,7 +273,7 @@ public enum OfflineRenderer {
         let reader = readers[0]
         let timeline = try request.timeline(readers)
         let outputRate = Double(request.sampleRate ?? Int(reader.sampleRate))
-        let source = try request.sourceChain(timeline: timeline, inputRate: Int(reader.sampleRate))
+        let source = try request.sourceChain(timeline: timeline, inputRate: Int(reader.sampleRate), layout: reader.channelLayout)
         return try render(request, presetName: presetName, measureOnly: measureOnly, capture: capture, progress: progress,
                           readers: readers, timeline: timeline, source: source, outputRate: outputRate)
     }
@@ -346,7 +356,7 @@ public enum OfflineRenderer {
         let registry = NodeStateRegistry(services: .files(in: request.presetDirectory, plugins: request.pluginLoader))
         do {
             plan = try RenderPlan(preset: preset, format: RenderFormat(
-                sampleRate: outputRate, inputChannelCount: inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), registry: registry)
+                sampleRate: outputRate, inputChannelCount: inputSource?.channelCount ?? inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), registry: registry)
         } catch { throw .preset(file: presetName, error) }
         let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
         var timeline: TimelineSource
@@ -387,7 +397,7 @@ public enum OfflineRenderer {
         }
         // The input's channel layout carries to an output of as many channels; a layout is
         // declared in the output when the input declared one or there are more than two channels.
-        let sameChannels = request.combination != .mix && reader?.channelCount == plan.outputChannelCount
+        let sameChannels = request.combination != .mix && request.channelCount == nil && reader?.channelCount == plan.outputChannelCount
         let outputLayout = sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
         let declaredLayout = (sameChannels && reader?.declaredLayout != nil) || plan.outputChannelCount > 2 ? outputLayout : nil
         var writer: SoundFileWriter?
@@ -418,7 +428,8 @@ public enum OfflineRenderer {
         defer { DenormalGuard.restore(previousMXCSR) }
         // Frames per read and write (the plan renders them in blocks of `request.blockFrames`).
         let block = request.ioFrames
-        let inCount = timeline.channelCount, outCount = plan.outputChannelCount
+        // (`source` may convert the timeline's channels: `--channels`.)
+        let inCount = source.channelCount, outCount = plan.outputChannelCount
         let inStorage = UnsafeMutablePointer<Float>.allocate(capacity: inCount * block)
         let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: outCount * block)
         let inPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: inCount)
@@ -506,7 +517,7 @@ public enum OfflineRenderer {
             output.abort()
             throw .file(error)
         }
-        var summary = RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: inCount, outputChannels: outCount,
+        var summary = RenderSummary(frames: frames, sampleRate: outputRate, inputChannels: timeline.channelCount, outputChannels: outCount,
                                     peak: peak, truePeak: max(peak, ownTruePeak?.withKernel { $0.peak } ?? analyzer?.truePeak.peak ?? 0), clippedSamples: writer?.clippedSamples ?? 0, encodingSource: encodingSource,
                                     loudness: analyzer?.report, elapsedSeconds: Date().timeIntervalSince(start), format: format, encoding: encoding)
         summary.warnings = warnings

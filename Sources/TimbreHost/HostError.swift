@@ -42,6 +42,7 @@ public struct HostError: Error, CustomStringConvertible, RedactableError {
         case .speed: "--speed"
         case .pitchSemitones: "--pitch"
         case .sampleRate: "--sample-rate"
+        case .channelCount: "--channels"
         case .outputPath: "-o; --overwrite-input allows it"
         case .tagEdits: "--tag"
         case .bitrate: "--bitrate"

@@ -71,6 +71,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Allow the output to replace one of the inputs (still atomic).") var overwriteInput = false
     @Flag(name: .long, help: "A truncated input, or a --normalize target missed by more than 0.1 LU, is an error (exit 2), not a warning.") var strict = false
     @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted before the preset runs.") var sampleRate: Int?
+    @Option(name: .long, help: "Output channels, converted before the preset runs: 2 or 1 from surround (the ITU downmix, LFE left out), or more from mono or stereo (no channel invented).") var channels: Int?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows) or timestretch (pitch kept).") var rateMode: String = "timestretch"
     @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24; 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
@@ -150,6 +151,7 @@ struct RenderCommand: ParsableCommand {
         let enc = try encoding.map { e throws(HostError) in try Self.encoding(e, option: "--encoding") }
         let ditherNames = ["auto", "none"] + NoiseShape.allCases.map(\.rawValue)
         guard ditherNames.contains(dither) else { throw .usage("--dither \(dither) is not known (allowed: \(ditherNames.joined(separator: ", ")))") }
+        if let channels, !(1...64).contains(channels) { throw .usage("--channels \(channels) is out of range (allowed 1…64)") }
         if let bits, !(8...24).contains(bits) { throw .usage("--bits \(bits) is out of range (allowed 8…24)") }
         if let normalize, !(-70...0).contains(normalize) { throw .usage("--normalize \(normalize) is out of range (allowed -70…0 LUFS)") }
         guard (-20...0).contains(truePeakCeiling) else { throw .usage("--true-peak-ceiling \(truePeakCeiling) is out of range (allowed -20…0 dBTP)") }
@@ -167,6 +169,7 @@ struct RenderCommand: ParsableCommand {
                                     format: fmt, encoding: enc, dither: dither != "none", meter: meter || normalize != nil || report != nil)
         request.ditherOnlyOffGrid = dither == "auto"
         request.ditherShape = NoiseShape(rawValue: dither) ?? .tpdf
+        request.channelCount = channels
         request.wordLength = bits
         request.pluginLoader = PluginHost.loader
         if let preset, FileManager.default.fileExists(atPath: preset) {

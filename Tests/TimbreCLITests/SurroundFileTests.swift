@@ -142,3 +142,46 @@ extension SurroundFileTests {
         try? FileManager.default.removeItem(atPath: d)
     }
 }
+
+extension SurroundFileTests {
+    /// `render --channels`: a tone of its own in each channel of a 5.1 or 7.1 file from ffmpeg
+    /// (0.1 each), measured in each output channel by projection on the tone (1 s, whole
+    /// cycles), equals ITU-R BS.775's downmix — Lo = L + 0.7071·C + 0.7071·Ls, the LFE out —
+    /// and the mono mean; stereo to 5.1 puts L and R in the front pair and nothing elsewhere.
+    @Test(arguments: [
+        ("5.1", [300.0, 500, 700, 60, 900, 1100], 2, [[1, 0, 0.7071, 0, 0.7071, 0], [0, 1, 0.7071, 0, 0, 0.7071]]),
+        ("7.1", [300.0, 500, 700, 60, 900, 1100, 1300, 1500], 2, [[1, 0, 0.7071, 0, 0.7071, 0, 0.7071, 0], [0, 1, 0.7071, 0, 0, 0.7071, 0, 0.7071]]),
+        ("5.1", [300.0, 500, 700, 60, 900, 1100], 1, [[0.5, 0.5, 0.7071, 0, 0.35355, 0.35355]]),
+        ("stereo", [300.0, 500], 6, [[1, 0], [0, 1], [0, 0], [0, 0], [0, 0], [0, 0]]),
+    ] as [(String, [Double], Int, [[Double]])])
+    func channelConversion(layout: String, tones: [Double], channels: Int, expected: [[Double]]) throws {
+        let d = try CLI.tempDir()
+        let n = Self.rate, nc = tones.count
+        var interleaved = [Float](repeating: 0, count: n * nc)
+        for (c, hz) in tones.enumerated() {
+            let s = Signals.sine(n, hz: hz, amplitude: 0.1, rate: Double(Self.rate))
+            for i in 0..<n { interleaved[i * nc + c] = s[i] }
+        }
+        _ = FileManager.default.createFile(atPath: d + "/t.f32", contents: interleaved.withUnsafeBytes { Data($0) })
+        try CLI.tool(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "f32le", "-ar", "\(Self.rate)", "-ch_layout", layout, "-i", d + "/t.f32", "-c:a", "pcm_f32le", d + "/t.wav"])
+        let r = try CLI.run(["render", d + "/t.wav", "-o", d + "/o.wav", "--channels", "\(channels)", "--encoding", "float"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("\(nc)→\(channels) ch"), "\(r.stdout)")
+        let y = try SoundFileSamples.read(d + "/o.wav")
+        #expect(y.count == channels)
+        var worst = 0.0
+        for (o, row) in expected.enumerated() {
+            for (c, want) in row.enumerated() {
+                // The tone's amplitude in output o: projection on sin and cos over whole cycles.
+                let w = 2 * Double.pi * tones[c] / Double(Self.rate)
+                var a = 0.0, b = 0.0
+                for i in 0..<n { a += Double(y[o][i]) * sin(w * Double(i)); b += Double(y[o][i]) * cos(w * Double(i)) }
+                let got = 2 * (a * a + b * b).squareRoot() / Double(n) / 0.1
+                worst = max(worst, abs(got - want))
+            }
+        }
+        print("--channels \(channels) from \(layout): every route within \(String(format: "%.1e", worst)) of BS.775's gain")
+        #expect(worst < 1e-4)
+        try? FileManager.default.removeItem(atPath: d)
+    }
+}
