@@ -10,11 +10,12 @@ BUILD_FLAGS := -c $(CONFIG)
 # pipewire, pipewire-bin and pipewire-jack run the live host under a headless PipeWire; chromium,
 # driven by Playwright from PyPI, tests the control page; slurm-wlm and munge run the README's
 # Slurm recipe on a real one-node Slurm; libspeexdsp-dev builds the speexdsp denoiser harness the
-# voice clean-up scores compare with, and pesq, pystoi and noisereduce from PyPI score and compare).
+# voice clean-up scores compare with, and pesq, pystoi and noisereduce from PyPI score and compare;
+# libbs2b-dev builds the harness the crossfeed is checked against).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
-                pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge libspeexdsp-dev
+                pipewire pipewire-bin pipewire-jack chromium slurm-wlm munge libspeexdsp-dev libbs2b-dev
 # What the benchmarks compare against: libsoxr (linked by Benchmarks/), ffmpeg and Rubber Band.
 BENCH_PACKAGES := libsoxr-dev ffmpeg rubberband-cli sox python3-numpy python3-scipy lsp-plugins-lv2 x42-plugins calf-plugins dragonfly-reverb-lv2 \
                   libzita-convolver-dev brutefir g++

@@ -385,7 +385,8 @@ package enum EmbeddedPresets {
             "reverb",
             "ringmod",
             "denoise",
-            "dehum"
+            "dehum",
+            "crossfeed"
           ]
         }
       },
@@ -467,6 +468,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/dehumNode"
+        },
+        {
+          "$ref": "#/$defs/crossfeedNode"
         }
       ]
     },
@@ -2564,6 +2568,36 @@ package enum EmbeddedPresets {
           "maximum": 10,
           "minimum": 0.2,
           "type": "number"
+        }
+      },
+      "type": "object"
+    },
+    "crossfeedNode": {
+      "additionalProperties": false,
+      "description": "Headphone crossfeed (Bauer's stereophonic-to-binaural network as libbs2b designs it): each side also gets the other through a first-order low-pass at frequency Hz, feed dB below its own high-boosted signal, so the low end reaches both ears as from speakers. libbs2b's levels: 700 Hz / 4.5 dB (its default), 700 / 6 (Chu Moy), 650 / 9.5 (Jan Meier). Needs a stereo chain; both move live.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "feed": {
+          "default": 4.5,
+          "description": "dB",
+          "maximum": 15,
+          "minimum": 1,
+          "type": "number"
+        },
+        "frequency": {
+          "default": 700,
+          "description": "Hz",
+          "maximum": 2000,
+          "minimum": 300,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "type": {
+          "const": "crossfeed"
         }
       },
       "type": "object"

@@ -7,7 +7,7 @@ import TimbreEngine
 public enum EveryNodePresets {
     /// Every effect kind (#38), as chain entries: delay with glide and cuts, stereo tools,
     /// tremolo, tempo-synced auto-pan, chorus, flanger, phaser, tube distortion, a dithered
-    /// bit crusher, ladder, reverb, ring modulator.
+    /// bit crusher, ladder, reverb, ring modulator, crossfeed.
     public static let effectNodes = """
       {"type": "delay", "id": "dly", "time": 12.3456, "feedback": 40, "mix": 30, "lowCut": 80, "highCut": 6000, "change": "glide"},
       {"type": "stereo", "id": "st", "width": 130, "midGain": -1, "balance": 0.1, "invertRight": true},
@@ -18,7 +18,8 @@ public enum EveryNodePresets {
       {"type": "bitcrush", "id": "crush", "bits": 12, "rate": 22050, "dither": true, "mix": 20},
       {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
       {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
-      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10}
+      {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10},
+      {"type": "crossfeed", "id": "xf", "frequency": 650, "feed": 9.5}
     """
 
     /// The voice clean-up kinds (#39), as chain entries: hum remover and denoiser.

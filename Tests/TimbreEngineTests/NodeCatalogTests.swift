@@ -45,6 +45,7 @@ import TimbreTestSupport
         "reverb": #"{"type": "reverb", "room": "plate", "decay": 2.5, "lowMultiplier": 1.4, "highMultiplier": 0.4, "lowCrossover": 300, "highCrossover": 5000, "predelay": 20, "size": 0.8, "diffusion": 90, "early": -12, "width": 150, "modulation": 30, "freeze": true, "mix": 35}"#,
         "ringmod": #"{"type": "ringmod", "frequency": 300, "shape": "triangle", "mix": 80}"#,
         "dehum": #"{"type": "dehum", "mains": "60", "harmonics": 12, "width": 2}"#,
+        "crossfeed": #"{"type": "crossfeed", "frequency": 650, "feed": 9.5}"#,
         "denoise": #"{"type": "denoise", "reduction": 24, "sensitivity": -2, "adaptive": false, "profile": {"frequencies": [0, 1000, 24000], "levels": [-60, -70, -90]}}"#,
         "stereo": #"{"type": "stereo", "width": 150, "midGain": -2, "sideGain": 1.5, "balance": -0.25, "swap": true, "invertLeft": true, "invertRight": false, "mono": true}"#,
     ]

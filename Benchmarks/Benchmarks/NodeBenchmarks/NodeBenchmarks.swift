@@ -108,6 +108,7 @@ let moreNodes: [(String, String)] = [
     ("reverb (medium hall)", #"{"type": "reverb", "room": "medium-hall"}"#),
     ("denoise (1,024-point STFT, tracked noise)", #"{"type": "denoise"}"#),
     ("dehum (50 Hz, 8 harmonics)", #"{"type": "dehum", "mains": "50"}"#),
+    ("crossfeed (700 Hz, 4.5 dB)", #"{"type": "crossfeed"}"#),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
@@ -159,6 +160,8 @@ let benchmarks: @Sendable () -> Void = {
             if name.hasPrefix("pan") && channels > 2 { continue }
             // A stereo plugin needs channels in pairs.
             if name.contains("stereo)") && channels == 1 { continue }
+            // Crossfeed is for a stereo pair only.
+            if name.hasPrefix("crossfeed") && channels != 2 { continue }
             for block in blockSizes {
                 register(name, channels: channels, block: block) { Fixture(chainJSON: json, channels: channels, blockFrames: block) }
             }

@@ -30,6 +30,7 @@ package enum NodeCatalog {
         RingModNode.self,
         DenoiseNode.self,
         DehumNode.self,
+        CrossfeedNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
