@@ -38,21 +38,28 @@ public enum SoundFileFormat: String, CaseIterable, Sendable {
     /// Encodings this container takes; the first is the default.
     public var encodings: [SampleEncoding] {
         switch self {
-        case .flac: [.pcm24, .pcm16]
+        case .flac: [.pcm24, .pcm16, .pcm8]
         case .ogg: [.vorbis, .opus]
         case .opus: [.opus]
         case .mp3: [.mp3]
-        case .wav, .aiff, .caf, .w64, .rf64, .au: [.pcm24, .pcm16, .pcm32, .float, .double]
+        case .wav, .aiff, .caf, .w64, .rf64, .au: [.pcm24, .pcm16, .pcm32, .float, .double, .pcm8]
         }
     }
 }
 
 /// Sample encodings (`--encoding`).
 public enum SampleEncoding: String, CaseIterable, Sendable {
-    case pcm16, pcm24, pcm32, float, double, vorbis, opus, mp3
+    case pcm8, pcm16, pcm24, pcm32, float, double, vorbis, opus, mp3
+
+    /// libsndfile's subtype in `format`: 8-bit PCM is unsigned in the WAV family, as the
+    /// format requires, and signed elsewhere.
+    func subtype(in format: SoundFileFormat) -> Int {
+        self == .pcm8 && [.wav, .w64, .rf64].contains(format) ? SF_FORMAT_PCM_U8 : subtype
+    }
 
     var subtype: Int {
         switch self {
+        case .pcm8: SF_FORMAT_PCM_S8
         case .pcm16: SF_FORMAT_PCM_16
         case .pcm24: SF_FORMAT_PCM_24
         case .pcm32: SF_FORMAT_PCM_32
@@ -65,9 +72,10 @@ public enum SampleEncoding: String, CaseIterable, Sendable {
     }
 
     /// The encoding of a file libsndfile opened (`SF_INFO.format`), if Timbre can write it.
-    /// 8-bit PCM maps to nil (no container Timbre writes takes it), as do ADPCM, µ-law and A-law.
+    /// ADPCM, µ-law and A-law map to nil.
     public init?(libsndfileFormat code: Int32) {
         switch Int(code) & SF_FORMAT_SUBMASK {
+        case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8: self = .pcm8
         case SF_FORMAT_PCM_16: self = .pcm16
         case SF_FORMAT_PCM_24: self = .pcm24
         case SF_FORMAT_PCM_32: self = .pcm32
@@ -83,6 +91,7 @@ public enum SampleEncoding: String, CaseIterable, Sendable {
     /// Bits of an integer encoding (nil for float and lossy codecs).
     public var integerBits: Int? {
         switch self {
+        case .pcm8: 8
         case .pcm16: 16
         case .pcm24: 24
         case .pcm32: 32

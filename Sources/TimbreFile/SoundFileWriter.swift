@@ -78,7 +78,7 @@ public final class SoundFileWriter {
         // More than two channels in WAV: WAVE_FORMAT_EXTENSIBLE, which carries the channel mask
         // (as sox and ffmpeg write them).
         let major = format == .wav && channelCount > 2 ? SF_FORMAT_WAVEX : format.major
-        info.format = Int32(major | encoding.subtype)
+        info.format = Int32(major | encoding.subtype(in: format))
         guard sf_format_check(&info) != 0 else {
             throw AudioFileError(path: path, "libsndfile cannot write \(format.rawValue) with encoding \(encoding.rawValue) at \(sampleRate) Hz, \(channelCount) channels")
         }
@@ -171,6 +171,7 @@ public final class SoundFileWriter {
         guard case .file = destination, frames > 0 else { return }
         let bytesPerSample: Int64
         switch encoding {
+        case .pcm8: bytesPerSample = 1
         case .pcm16: bytesPerSample = 2
         case .pcm24: bytesPerSample = 3
         case .pcm32, .float: bytesPerSample = 4

@@ -29,7 +29,7 @@ final class TakeFile {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
-        info.format = Int32((format == .wav ? SF_FORMAT_RF64 : format.major) | encoding.subtype)
+        info.format = Int32((format == .wav ? SF_FORMAT_RF64 : format.major) | encoding.subtype(in: format))
         guard sf_format_check(&info) != 0 else {
             throw AudioFileError(path: path, "libsndfile cannot write \(format.rawValue) with encoding \(encoding.rawValue) at \(sampleRate) Hz, \(channelCount) channels")
         }

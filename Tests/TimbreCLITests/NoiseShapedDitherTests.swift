@@ -130,6 +130,15 @@ import TimbreTestSupport
         let at3k = Int(3000 / (48000.0 / 4096)), designAt3k = NoiseShape.shibata.noisePowerGain(at: 3000, sampleRate: 48000)
         let near = (at3k - 8...at3k + 8).reduce(0) { $0 + spectrum[$1] } / 17
         #expect(abs(10 * log10(near / designAt3k)) < 1.5, "20-bit error at 3 kHz: \(10 * log10(near)) dB re TPDF, design \(10 * log10(designAt3k))")
+        // 8-bit PCM (unsigned in WAV, as the format requires): on the 8-bit grid, shaped alike.
+        let r8 = try CLI.run(["render", d + "/in.wav", "-o", d + "/out8.wav", "--encoding", "pcm8", "--dither", "shibata", "--quiet"])
+        #expect(r8.status == 0, "\(r8.stderr)")
+        let y8 = try SoundFileSamples.read(d + "/out8.wav")[0]
+        #expect(y8.allSatisfy { ($0 * 128).rounded() == $0 * 128 }, "samples off the 8-bit grid")
+        let s8 = Self.spectrumOverTPDF(zip(y8, x).map { Double($0) - Double($1) }, lsb: 1.0 / 128)
+        let near8 = (at3k - 8...at3k + 8).reduce(0) { $0 + s8[$1] } / 17
+        print(String(format: "dither shibata, 20-bit words in pcm24 at 3 kHz: %.2f dB from the design; 8-bit WAV: %.2f dB", 10 * log10(near / designAt3k), 10 * log10(near8 / designAt3k)))
+        #expect(abs(10 * log10(near8 / designAt3k)) < 1.5, "8-bit error at 3 kHz: \(10 * log10(near8)) dB re TPDF")
         try OutputEncodingTests.writeFloatWAV(d + "/in32.wav", [Array(x.prefix(32000))], rate: 32000)
         let refused = try CLI.run(["render", d + "/in32.wav", "-o", d + "/o32.wav", "--encoding", "pcm16", "--dither", "lipshitz"])
         #expect(refused.status == 2 && refused.stderr.contains("44100 Hz") && !FileManager.default.fileExists(atPath: d + "/o32.wav"), "\(refused.stderr)")
