@@ -74,8 +74,9 @@ bench-deps:
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
-## The same configuration with the test targets: `swift test` builds with testing enabled, so a
-## plain `build` first would compile every module twice (3 minutes of a CI run on 2 cores).
+## The same configuration with the test targets, built last before `make test` runs them with
+## --skip-build (a plain `build` first, then `swift test` building for itself, compiled every
+## module twice: 4–5 minutes of a CI run on 2 cores).
 build-tests: deps
 	$(SWIFT) build $(BUILD_FLAGS) --build-tests
 
@@ -150,16 +151,16 @@ embed-check: deps
 docs-check: deps
 	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins TimbreHost,--target $(m)) 2>&1 | tail -7
 
-test: build-tests check-presets rtsan tsan embed-check docs-check
+test: check-presets rtsan tsan embed-check docs-check build-tests
 	@if [ -d .git ]; then git status --porcelain --untracked-files=all > .build/status-before-test; fi
-	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip 'LiveJackTests|RecordJackTests|PipeWireTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build --skip 'LiveJackTests|RecordJackTests|PipeWireTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	@$(MAKE) --no-print-directory jack-clean
 	@echo "JACK tests (a real jackd, run after the others so CPU load does not disturb its timing):"
-	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build --filter LiveJackTests 2>&1 | tee .build/test-jack.log; exit $${PIPESTATUS[0]}
 	@echo "Recording tests (a real jackd; a suite of their own: JACK_DEFAULT_SERVER is per process):"
-	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter RecordJackTests 2>&1 | tee .build/test-record.log; exit $${PIPESTATUS[0]}
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build --filter RecordJackTests 2>&1 | tee .build/test-record.log; exit $${PIPESTATUS[0]}
 	@echo "PipeWire tests (a headless PipeWire daemon; the clients are Timbre processes on pipewire-jack):"
-	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --filter PipeWireTests 2>&1 | tee .build/test-pipewire.log; exit $${PIPESTATUS[0]}
+	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build --filter PipeWireTests 2>&1 | tee .build/test-pipewire.log; exit $${PIPESTATUS[0]}
 	$(BIN) demo --output-dir $$(mktemp -d) --seconds 2 >/dev/null
 	.build/$(CONFIG)/PrintBandsExample Presets/podcast-voice.json >/dev/null
 	d=$$(mktemp -d) && .build/$(CONFIG)/RenderChainExample $$d/chain.wav >/dev/null && $(BIN) info $$d/chain.wav >/dev/null
