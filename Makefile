@@ -74,9 +74,9 @@ bench-deps:
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
-## The same configuration with the test targets, built last before `make test` runs them with
-## --skip-build (a plain `build` first, then `swift test` building for itself, compiled every
-## module twice: 4–5 minutes of a CI run on 2 cores).
+## The same configuration with the test targets (and AllocationCheck, which the TSan suites run),
+## built once: `make test` runs every suite with --skip-build (a plain `build` first, then
+## `swift test` building for itself, compiled every module twice: 4 minutes of a 2-core CI run).
 build-tests: deps
 	$(SWIFT) build $(BUILD_FLAGS) --build-tests
 
@@ -151,7 +151,7 @@ embed-check: deps
 docs-check: deps
 	@set -o pipefail; $(SWIFT) package generate-documentation --warnings-as-errors $(foreach m,TimbreDSP TimbreEngine TimbreFile TimbreControl TimbreJack TimbrePlugins TimbreHost,--target $(m)) 2>&1 | tail -7
 
-test: check-presets rtsan tsan embed-check docs-check build-tests
+test: build-tests check-presets rtsan tsan embed-check docs-check
 	@if [ -d .git ]; then git status --porcelain --untracked-files=all > .build/status-before-test; fi
 	TIMBRE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build --skip 'LiveJackTests|RecordJackTests|PipeWireTests' 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	@$(MAKE) --no-print-directory jack-clean
