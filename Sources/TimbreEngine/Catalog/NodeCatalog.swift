@@ -31,6 +31,8 @@ package enum NodeCatalog {
         DenoiseNode.self,
         DehumNode.self,
         CrossfeedNode.self,
+        CrossoverNode.self,
+        DriversNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

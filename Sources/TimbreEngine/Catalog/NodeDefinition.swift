@@ -121,9 +121,14 @@ package struct NodeLowering {
         steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .sections(sections), path: path))
     }
 
+    /// The most channels a chain or bus carries (a preset's outputs, a crossover's bands).
+    package static let maximumChannels = 64
+
     /// Adds a kernel working on the node's channels; `latency` is the frames it delays them by.
-    package mutating func addKernel(_ recipe: KernelRecipe, latency: Int = 0) {
-        steps.append(PlannedStep(key: key, base: base, channels: channels, segment: segment, content: .kernel(recipe), latency: latency))
+    /// `width`: the channels it reads and writes when it widens the chain (a crossover's
+    /// bands), from the node's first channel.
+    package mutating func addKernel(_ recipe: KernelRecipe, latency: Int = 0, width: Int? = nil) {
+        steps.append(PlannedStep(key: key, base: base, channels: width ?? channels, segment: segment, content: .kernel(recipe), latency: latency))
     }
 
     /// In a live plan, this node's state as the previous plan left it (read before

@@ -85,7 +85,7 @@ package struct GraphLayout {
                     add(PlayerStep(kernel: state.kernelAddress), key: key, base: base, channels: state.channelCount, segment: k)
                     channels = state.channelCount
                 }
-                channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry)
+                channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry, widthLimit: 2)
                 guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
                 addPan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), value: ch.pan, key: "pan:\(ch.id)",
                        base: base, channels: channels, segment: k, registry: registry)
@@ -100,7 +100,7 @@ package struct GraphLayout {
                 finishedBuses?[ch.id] = base
             }
             for (k, g) in graph.groups.enumerated() {
-                let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry)
+                let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry, widthLimit: 2)
                 guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
                 try addMeter(key: g.id, registry: registry, base: groupBase(k), channels: 2, segment: groupSegment(k), sampleRate: fs)
                 if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
@@ -111,21 +111,24 @@ package struct GraphLayout {
                 finishedBuses?[g.id] = groupBase(k)
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
-            guard channels == 2 else { throw PresetError(path: graph.master.path, "the master bus is stereo") }
+            // The master chain may change the channel count (a crossover's bands): the graph's outputs.
             if graph.master.pan != 0 {
+                guard channels == 2 else {
+                    throw PresetError(path: graph.master.path + ".pan", "pan is a stereo balance, and the master chain ends with \(channels) channel\(channels == 1 ? "" : "s")")
+                }
                 addPan(PanKernel(pan: graph.master.pan, mode: .stereoBalance, sampleRate: fs), value: graph.master.pan, key: "master:pan",
                        base: masterBase, channels: 2, segment: masterSegment, registry: registry)
             }
             let volume = GainKernel(gain: Float(graph.master.volume), sampleRate: fs)
             if let m = motion("master:volume", graph.master.volume, registry) {
-                steps.append(PlannedStep(key: "master:volume", base: masterBase, channels: 2, segment: masterSegment, content: .kernel(KernelRecipe(
+                steps.append(PlannedStep(key: "master:volume", base: masterBase, channels: channels, segment: masterSegment, content: .kernel(KernelRecipe(
                     shape: KernelShape("moving-gain", carriesState: true)) { MovingGainStep(kernel: volume, motion: m, seen: graph.master.volume.bitPattern) })))
             } else {
-                add(volume, key: "master:volume", base: masterBase, channels: 2, segment: masterSegment)
+                add(volume, key: "master:volume", base: masterBase, channels: channels, segment: masterSegment)
             }
             outputSegment = masterSegment
             outputBase = masterBase
-            outputChannelCount = 2
+            outputChannelCount = channels
         }
         if let key = registry?.outputMeterKey {
             try addMeter(key: key, registry: registry, base: outputBase, channels: outputChannelCount, segment: outputSegment, sampleRate: fs)
@@ -171,8 +174,10 @@ package struct GraphLayout {
     }
 
     /// Lowers a chain's nodes on `channels` channels at `base`; returns the channel count after it.
+    /// `widthLimit`: the most channels the chain may carry (a graph's channel and group buses
+    /// are laid out two work channels apart).
     mutating func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String, segment: Int,
-                           format: RenderFormat, registry: NodeStateRegistry?) throws(PresetError) -> Int {
+                           format: RenderFormat, registry: NodeStateRegistry?, widthLimit: Int? = nil) throws(PresetError) -> Int {
         var channels = start
         for (index, node) in chain.enumerated() where !node.bypass {
             var lowering = NodeLowering(key: keyPrefix + (node.id ?? "#\(index)"), path: node.path, sampleRate: format.sampleRate,
@@ -184,6 +189,12 @@ package struct GraphLayout {
             valueMotions.merge(lowering.valueMotions) { a, _ in a }
             valuesMotions.merge(lowering.valuesMotions) { a, _ in a }
             channels = lowering.channelsOut
+            if let widthLimit, channels > widthLimit {
+                throw PresetError(path: node.path, "a channel's or group's chain carries at most \(widthLimit) channels, and this node makes \(channels) (put it on the master chain, or use a chain preset)")
+            }
+            guard channels <= NodeLowering.maximumChannels else {
+                throw PresetError(path: node.path, "\(channels) channels after this node (at most \(NodeLowering.maximumChannels))")
+            }
         }
         return channels
     }
