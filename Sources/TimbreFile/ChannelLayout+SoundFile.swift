@@ -15,9 +15,15 @@ extension ChannelLayout {
 
     /// Declares the layout in `file` (before its first write); false when the container
     /// cannot hold it.
+    /// A layout of unknown positions only (discrete channels: a crossover's bands) is written as
+    /// such, so a WAVE_FORMAT_EXTENSIBLE file's mask is 0 rather than libsndfile's guess from
+    /// the channel count; it declares nothing (false).
     func write(to file: OpaquePointer) -> Bool {
-        guard positions.contains(where: { $0 != .unknown }) else { return false }
         var map = positions.map(\.libsndfileCode)
+        guard positions.contains(where: { $0 != .unknown }) else {
+            _ = map.withUnsafeMutableBytes { sf_command(file, Int32(SFC_SET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count)) }
+            return false
+        }
         return map.withUnsafeMutableBytes { sf_command(file, Int32(SFC_SET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count)) } == Int32(SF_TRUE)
     }
 }

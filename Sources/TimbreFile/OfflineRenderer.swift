@@ -189,6 +189,9 @@ public struct RenderSummary: Sendable {
     public var channelLayout = ChannelLayout.standard(channelCount: 2)
     /// The layout declared in the output file (nil: none written).
     public var declaredLayout: ChannelLayout?
+    /// The output channels' names when the preset made discrete channels (a crossover's
+    /// bands, the `drivers` node's labels), in file order.
+    public var channelNames: [String]?
     /// The deepest gain reduction of each dynamics node (`compressor`, `deesser`, `limiter`)
     /// over the render, dB (positive), by node key.
     public var maximumGainReductionDB: [String: Double] = [:]
@@ -398,8 +401,12 @@ public enum OfflineRenderer {
         // The input's channel layout carries to an output of as many channels; a layout is
         // declared in the output when the input declared one or there are more than two channels.
         let sameChannels = request.combination != .mix && request.channelCount == nil && reader?.channelCount == plan.outputChannelCount
-        let outputLayout = sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
-        let declaredLayout = (sameChannels && reader?.declaredLayout != nil) || plan.outputChannelCount > 2 ? outputLayout : nil
+        // Discrete outputs (a crossover's bands) have no positions: none is declared, and a
+        // WAVE_FORMAT_EXTENSIBLE mask says so.
+        let discrete = plan.outputChannelNames != nil
+        let outputLayout = discrete ? ChannelLayout(Array(repeating: .unknown, count: plan.outputChannelCount))
+            : sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
+        let declaredLayout = discrete || (sameChannels && reader?.declaredLayout != nil) || plan.outputChannelCount > 2 ? outputLayout : nil
         var writer: SoundFileWriter?
         var warnings: [String] = []
         if let notice = preset.bandsLeftOutNotice(sampleRate: outputRate) { warnings.append("\(presetName): \(notice)") }
@@ -412,7 +419,7 @@ public enum OfflineRenderer {
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
             // FLAC fixes the order of up to 8 channels itself (WAV's); other containers say nothing.
-            if let declaredLayout, declaredLayout.channelCount > 2, writer?.writtenLayout == nil, format != .flac {
+            if let declaredLayout, declaredLayout.channelCount > 2, !discrete, writer?.writtenLayout == nil, format != .flac {
                 warnings.append("\(format.rawValue) cannot declare the channel layout \(declaredLayout): players will assume an order")
             }
             writer?.reserve(frames: source.expectedFrames)
@@ -523,6 +530,7 @@ public enum OfflineRenderer {
         summary.warnings = warnings
         summary.tags = tags
         summary.channelLayout = outputLayout
+        summary.channelNames = plan.outputChannelNames
         summary.declaredLayout = writer?.writtenLayout
         summary.maximumGainReductionDB = Dictionary(plan.gainReductionStates.map { ($0.key, $0.state.maximumDB) }) { a, _ in a }
         return summary

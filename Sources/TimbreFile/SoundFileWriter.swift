@@ -27,6 +27,8 @@ public final class SoundFileWriter {
     public let temporaryPath: String
     public let channelCount: Int
     public let format: SoundFileFormat
+    /// The channels are discrete (no positions): a WAVE_FORMAT_EXTENSIBLE mask is set to 0.
+    private var discreteChannels = false
     public let encoding: SampleEncoding
     var file: OpaquePointer?
     let io: CheckedFileIO
@@ -130,6 +132,7 @@ public final class SoundFileWriter {
             if sourceChannel != nil { writtenLayout = layout }
         } else if let layout, layout.channelCount == channelCount, channelCount > 1 || layout.positions != [.mono] {
             writtenLayout = layout.write(to: f) ? layout : nil
+            discreteChannels = layout.positions.allSatisfy { $0 == .unknown }
         }
         if let wordLength {
             guard let bits = encoding.integerBits else {
@@ -258,6 +261,7 @@ public final class SoundFileWriter {
             throw AudioFileError(path: path, "closing failed: \(String(cString: sf_error_number(err)))")
         }
         if format == .rf64 { RF64PeakChunk.clearTimestamp(descriptor: io.descriptor) }
+        if discreteChannels && channelCount > 2 && (format == .wav || format == .rf64) { WaveChannelMask.clear(descriptor: io.descriptor) }
         // Blocks reserved past the file's end (fewer frames than expected) go back.
         if reservedBytes > 0 { var st = stat(); if fstat(io.descriptor, &st) == 0 && Int64(st.st_size) < reservedBytes { _ = ftruncate(io.descriptor, st.st_size) } }
         verifyTags()

@@ -386,7 +386,9 @@ package enum EmbeddedPresets {
             "ringmod",
             "denoise",
             "dehum",
-            "crossfeed"
+            "crossfeed",
+            "crossover",
+            "drivers"
           ]
         }
       },
@@ -471,6 +473,12 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/crossfeedNode"
+        },
+        {
+          "$ref": "#/$defs/crossoverNode"
+        },
+        {
+          "$ref": "#/$defs/driversNode"
         }
       ]
     },
@@ -2600,6 +2608,129 @@ package enum EmbeddedPresets {
           "const": "crossfeed"
         }
       },
+      "type": "object"
+    },
+    "crossoverNode": {
+      "additionalProperties": false,
+      "description": "Splits every channel into bands for active speakers: frequency (one split, 2 bands) or frequencies (1–4 ascending splits, up to 5 bands). alignment linkwitz-riley (order 2, 4 or 8: 12/24/48 dB/oct; the bands sum to an allpass, flat in magnitude; LR2's odd bands are inverted by design) or butterworth (order 1–8). The chain carries channels × bands after it, band by band: a stereo 2-way gives low L, low R, high L, high R. Lower bands carry the allpass of every higher split, so all bands stay in phase. No latency.",
+      "properties": {
+        "alignment": {
+          "enum": [
+            "linkwitz-riley",
+            "butterworth"
+          ]
+        },
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequencies": {
+          "items": {
+            "maximum": 20000,
+            "minimum": 20,
+            "type": "number"
+          },
+          "maxItems": 4,
+          "minItems": 1,
+          "type": "array"
+        },
+        "frequency": {
+          "default": 2500,
+          "description": "Hz",
+          "maximum": 20000,
+          "minimum": 20,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "order": {
+          "default": 4,
+          "maximum": 8,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "type": {
+          "const": "crossover"
+        }
+      },
+      "type": "object"
+    },
+    "driversNode": {
+      "additionalProperties": false,
+      "description": "Per-output alignment for active speakers, one entry in outputs per chain channel: delay in ms, delaySamples or delayMm (a distance, at speedOfSound m/s, 343 = dry air at 20 °C), fractions of a sample exact to 20 kHz (a 96-tap windowed sinc, error below −95 dB); gain in dB; invert for polarity; mute; limit, a true-peak protection limiter's ceiling in dBTP (unlinked across outputs, 1.5 ms lookahead). Latency: what fractional delays need beyond the smallest (at most 47 frames) plus the limiter's lookahead, the same on every output and reported.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "outputs": {
+          "items": {
+            "additionalProperties": false,
+            "properties": {
+              "delay": {
+                "default": 0,
+                "description": "ms",
+                "maximum": 1000,
+                "minimum": 0,
+                "type": "number"
+              },
+              "delayMm": {
+                "description": "mm",
+                "maximum": 340000,
+                "minimum": 0,
+                "type": "number"
+              },
+              "delaySamples": {
+                "description": "samples",
+                "maximum": 192000,
+                "minimum": 0,
+                "type": "number"
+              },
+              "gain": {
+                "default": 0,
+                "description": "dB",
+                "maximum": 20,
+                "minimum": -60,
+                "type": "number"
+              },
+              "invert": {
+                "type": "boolean"
+              },
+              "label": {
+                "type": "string"
+              },
+              "limit": {
+                "description": "dBTP",
+                "maximum": 0,
+                "minimum": -40,
+                "type": "number"
+              },
+              "mute": {
+                "type": "boolean"
+              }
+            },
+            "type": "object"
+          },
+          "maxItems": 64,
+          "minItems": 1,
+          "type": "array"
+        },
+        "speedOfSound": {
+          "default": 343,
+          "description": "m/s",
+          "maximum": 360,
+          "minimum": 300,
+          "type": "number"
+        },
+        "type": {
+          "const": "drivers"
+        }
+      },
+      "required": [
+        "outputs"
+      ],
       "type": "object"
     }
   },

@@ -23,6 +23,7 @@ extension LiveSession {
                 "cpuSeconds": LiveText.cpuSeconds(audio: host.audioThreadCPUSeconds, control: controlClock?.seconds, web: web?.threadClock?.seconds),
                 "inputs": .array(host.inputPortNames.map { .string($0) }),
                 "outputs": .array(host.outputPortNames.map { .string($0) }),
+                "outputNames": host.engine.plan.outputChannelNames.map { .array($0.map { .string($0) }) } ?? .null,
                 "convolution": LiveText.convolutionStatus(host.engine.convolutionCounters),
                 "players": .object(Dictionary(PlayerStatus.all(host.engine).map { ($0.id, $0.json) }) { a, _ in a }),
                 "midiInput": host.midiPortName.map { .object(["port": .string($0), "dropped": .number(Double(host.midiDropped)),

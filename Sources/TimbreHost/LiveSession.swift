@@ -29,7 +29,8 @@ public final class LiveSession {
         public var preset: String
         public var clientName = "timbre"
         public var inputs = 2
-        public var outputs = 2
+        /// Output ports: nil for the preset's own outputs (a crossover's bands), at least two.
+        public var outputs: Int? = nil
         /// Ports to connect to the inputs and from the outputs, in order.
         public var connectInputs: [String] = []
         public var connectOutputs: [String] = []
@@ -82,8 +83,8 @@ public final class LiveSession {
     /// `reportWarning` its warnings (NaN reaching the output).
     public init(_ options: Options, say: @escaping (String) -> Void, reportError: @escaping (String) -> Void,
                 reportWarning: ((String) -> Void)? = nil) throws(HostError) {
-        guard (0...32).contains(options.inputs), (1...32).contains(options.outputs) else {
-            throw .usage("--inputs must be 0…32 (0: a graph of players only) and --outputs 1…32")
+        guard (0...64).contains(options.inputs), (1...64).contains(options.outputs ?? 1) else {
+            throw .usage("--inputs must be 0…64 (0: a graph of players only) and --outputs 1…64")
         }
         if let p = options.oscPort, !(1...65535).contains(p) { throw .usage("--osc-port \(p) is out of range (allowed 1…65535)") }
         if !options.connectMIDI.isEmpty && !options.midi { throw .usage("--connect-midi needs --midi") }
@@ -124,7 +125,7 @@ public final class LiveSession {
         for (k, port) in options.connectInputs.enumerated() where k < options.inputs {
             do { try host.jack.connect(port, host.inputPortNames[k]) } catch { reportError("\(error)") }
         }
-        for (k, port) in options.connectOutputs.enumerated() where k < options.outputs {
+        for (k, port) in options.connectOutputs.enumerated() where k < host.outputPortNames.count {
             do { try host.jack.connect(host.outputPortNames[k], port) } catch { reportError("\(error)") }
         }
         if let midiPort = host.midiPortName {

@@ -88,6 +88,7 @@ public enum RenderRun {
                 "warnings": .array(warnings.map { .string($0) }),
                 "tags": .object(Dictionary(s.tags.fields.map { ($0.key, JSONValue.string($0.value)) }, uniquingKeysWith: { a, _ in a })),
             ]
+            if let names = s.channelNames { fields["channelNames"] = .array(names.map { .string($0) }) }
             if let l = s.loudness { fields["loudness"] = l.json }
             if let n = normalization {
                 fields["normalization"] = .object([

@@ -91,18 +91,17 @@ public final class JackHost: @unchecked Sendable {
     /// (TimbreFile's `HostServices.files(in:plugins:)` with TimbrePlugins' `PluginHost.loader`).
     /// `midiInput`: registers a MIDI input port `midi_in`, whose short messages the control
     /// thread reads with ``drainMIDI()``.
-    public convenience init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
+    public convenience init(name: String, document: JSONValue, inputs: Int, outputs: Int? = nil, midiInput: Bool = false,
                             host: HostServices = .none) throws {
         try self.init(name: name, document: document, inputs: inputs, outputs: outputs, midiInput: midiInput, host: host, cycleHooks: nil)
     }
 
     /// As the public initialiser, with `cycleHooks`: C functions called first and last in every
     /// process cycle (the RealtimeSanitizer run's markers).
-    package init(name: String, document: JSONValue, inputs: Int, outputs: Int, midiInput: Bool = false,
+    package init(name: String, document: JSONValue, inputs: Int, outputs requested: Int?, midiInput: Bool = false,
                  host: HostServices = .none, cycleHooks: CycleHooks?) throws {
         jack = try JackClient(name: name)
         try jack.registerPorts(prefix: "in", count: inputs, input: true)
-        try jack.registerPorts(prefix: "out", count: outputs, input: false)
         let midiPort = midiInput ? try jack.registerMIDIInput(name: "midi_in") : nil
         let rate = Double(jack.sampleRate)
         // Convolution workers one step under JACK's real-time thread when it has one.
@@ -112,8 +111,16 @@ public final class JackHost: @unchecked Sendable {
             host.convolution = ConvolutionThreading(usesWorkers: true, waitsForLateWork: false, realtimePriority: priority > 1 ? priority - 1 : nil)
         }
         // No input ports (players only): the engine reads one channel of silence.
-        engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: max(1, inputs), outputChannelCount: outputs,
+        engine = try LiveEngine(document: document, sampleRate: rate, inputChannelCount: max(1, inputs), outputChannelCount: requested,
                                 maxBlockFrames: 8192, host: host)
+        // A port per output channel: as asked, or the preset's own outputs.
+        let outputs = engine.outputChannelCount
+        try jack.registerPorts(prefix: "out", count: outputs, input: false)
+        // Discrete outputs (a crossover's bands, named drivers) are named by an alias
+        // (`timbre:tweeter L`), which `jack_lsp -A` and patchbays show beside `out_5`.
+        if let names = engine.plan.outputChannelNames {
+            for (k, port) in jack.outputPorts.enumerated() where k < names.count { _ = jack_port_set_alias(port, "\(jack.name):\(names[k])") }
+        }
         engine.warmUp()
         let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)
         for (k, p) in jack.inputPorts.enumerated() { inPorts[k] = p }

@@ -75,7 +75,7 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String
     @Option(name: .long, help: "JACK client name.") var name: String = "timbre"
     @Option(name: .long, help: "Number of input ports (0 for a graph of players only).") var inputs: Int = 2
-    @Option(name: .long, help: "Number of output ports.") var outputs: Int = 2
+    @Option(name: .long, help: "Number of output ports (default: the preset's outputs, at least 2).") var outputs: Int?
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?
     @Option(name: .long, help: "Listen for OSC on 127.0.0.1:PORT (UDP; off unless given). Any process of any user on this machine can send to it: what it carries cannot load plugin files by path, nor presets outside --presets-dir.") var oscPort: Int?

@@ -284,8 +284,9 @@ struct RenderCommand: ParsableCommand {
     }
 
     static func summaryLine(_ s: RenderSummary, output: String) -> String {
-        String(format: "%@: %lld frames (%.3f s) at %d Hz, %d→%d ch, %@ %@%@, peak %.2f dBFS, true peak %.2f dBTP%@, %.1f× real time",
+        String(format: "%@: %lld frames (%.3f s) at %d Hz, %d→%d ch%@, %@ %@%@, peak %.2f dBFS, true peak %.2f dBTP%@, %.1f× real time",
                output, s.frames, s.durationSeconds, Int(s.sampleRate), s.inputChannels, s.outputChannels,
+               s.channelNames.map { " (" + $0.joined(separator: ", ") + ")" } ?? "",
                s.format.rawValue, s.encoding.rawValue, s.encodingSource == "input" ? " (as the input)" : "",
                s.peakDBFS, s.truePeakDBTP, s.clippedSamples > 0 ? ", \(s.clippedSamples) samples clipped" : "", s.speed)
     }

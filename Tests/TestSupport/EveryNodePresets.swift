@@ -58,7 +58,8 @@ public enum EveryNodePresets {
 
     /// A graph with every graph node: input copies, a sine generator, buses cleared and
     /// mixed, a group, channel and bus chains, pans and volumes, a pitch node (so the other
-    /// paths get latency-compensating delays).
+    /// paths get latency-compensating delays), and a master chain ending in a 3-way crossover
+    /// and per-output alignment (six outputs).
     public static let graph = """
     {"version": 1, "name": "every graph node", "graph": {
       "channels": [
@@ -69,7 +70,9 @@ public enum EveryNodePresets {
       "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
       "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1},
                            {"type": "compressor", "id": "mcomp", "threshold": -24, "makeup": "auto"},
-                           {"type": "limiter", "id": "mlim", "ceiling": -2}, {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"}], "volume": 0.95}
+                           {"type": "limiter", "id": "mlim", "ceiling": -2}, {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"},
+                           {"type": "crossover", "id": "mxo", "frequencies": [300, 3000], "order": 8},
+                           {"type": "drivers", "id": "mdrv", "outputs": [{"limit": -6}, {}, {"delay": 0.3, "gain": -2}, {"delaySamples": 5}, {"delayMm": 70, "invert": true}, {"mute": true}]}], "volume": 0.95}
     }}
     """
 

@@ -55,15 +55,13 @@ import TimbreTestSupport
         try play(live, name: name, signal: signal, extra: extra, during: during).channels
     }
 
-    static func play(_ live: LiveProcess, name: String, signal: [[Float]], extra: Int = 48000,
+    static func play(_ live: LiveProcess, name: String, signal: [[Float]], extra: Int = 48000, outputs: Int = 2,
                      during: ((TapClient) -> Void)? = nil) throws -> Recording {
         let n = signal[0].count
-        let recorder = try TapClient(name: "rec", channels: 2, player: false, length: n + extra)
+        let recorder = try TapClient(name: "rec", channels: outputs, player: false, length: n + extra)
         let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
-        for k in 0..<2 {
-            try player.jack.connect(player.portNames[k], "\(name):in_\(k + 1)")
-            try recorder.jack.connect("\(name):out_\(k + 1)", recorder.portNames[k])
-        }
+        for k in 0..<2 { try player.jack.connect(player.portNames[k], "\(name):in_\(k + 1)") }
+        for k in 0..<outputs { try recorder.jack.connect("\(name):out_\(k + 1)", recorder.portNames[k]) }
         recorder.start()
         // The recorder is running once it has passed a period; then start playing.
         #expect(ProcessRunner.wait(timeout: 10) { recorder.position > 0 }, "recorder runs")
@@ -71,7 +69,7 @@ import TimbreTestSupport
         during?(player)
         #expect(player.waitUntilDone(timeout: Double(n) / rate + 20))
         #expect(recorder.waitUntilDone(timeout: Double(extra) / rate + 20))
-        let out = Recording(channels: [recorder.channel(0), recorder.channel(1)], playerStart: player.startFrameTime, recorderStart: recorder.startFrameTime)
+        let out = Recording(channels: (0..<outputs).map { recorder.channel($0) }, playerStart: player.startFrameTime, recorderStart: recorder.startFrameTime)
         player.close(); recorder.close()
         return out
     }
@@ -219,6 +217,28 @@ import TimbreTestSupport
         #expect(status["latencyFrames"] as? Int == 1024, "the denoiser's window: \(status)")
     }
 
+    /// Active speakers live (#40): a stereo input through a 3-way LR4 crossover and per-driver
+    /// alignment (fractional delays in ms and mm, trims, an inverted driver, protection
+    /// limiters): `timbre live` makes six output ports by itself (no `--outputs`), and all six
+    /// recorded from jackd equal the offline render bit for bit; the alignment's latency is
+    /// reported to JACK.
+    @Test func threeWaySpeakerLiveEqualsOffline() throws {
+        let n = 96000
+        let status = try Self.liveEqualsOffline(chain: Self.threeWayChain, name: "tx", label: "3-way crossover, six outputs",
+                                                signal: [Self.noise(n, seed: 17), Self.noise(n, seed: 18)], outputs: 6)
+        print("3-way speaker live: latency \(status["latencyFrames"] ?? "?") frames, DSP load \(status["dspLoadPercent"] ?? "?") %")
+        #expect((status["latencyFrames"] as? Int ?? 0) > 0, "\(status)")
+        #expect(status["outputNames"] as? [String] == ["woofer L", "woofer R", "mid L", "mid R", "tweeter L", "tweeter R"], "\(status)")
+    }
+
+    static let threeWayChain = """
+      {"type": "crossover", "id": "xo", "frequencies": [250, 2500], "order": 4},
+      {"type": "drivers", "id": "drv", "outputs": [
+        {"label": "woofer L", "limit": -1}, {"label": "woofer R", "limit": -1},
+        {"label": "mid L", "delay": 0.125, "gain": -1.5}, {"label": "mid R", "delay": 0.125, "gain": -1.5},
+        {"label": "tweeter L", "delayMm": 62.5, "gain": -4, "invert": true, "limit": -6}, {"label": "tweeter R", "delayMm": 62.5, "gain": -4, "invert": true, "limit": -6}]}
+    """
+
     /// Plays `signal` through `timbre live` running `chain` on a jackd of its own and expects the
     /// recording to equal the offline render bit for bit, with no skipped cycle. The
     /// oscillators and the dither run from frame 0 of the host's stream, not from the first
@@ -230,25 +250,26 @@ import TimbreTestSupport
     /// server can mark a cycle late for reasons of its own: a run with xruns is printed and run
     /// once more on a fresh server, and the second must have none.
     @discardableResult
-    static func liveEqualsOffline(chain: String, name: String, label: String, signal: [[Float]]) throws -> [String: Any] {
-        var status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal)
+    static func liveEqualsOffline(chain: String, name: String, label: String, signal: [[Float]], outputs: Int = 2) throws -> [String: Any] {
+        var status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal, outputs: outputs)
         if let xruns = status["xruns"] as? Int, xruns > 0 {
             print("JACK live vs offline, \(label): the server reported \(xruns) xruns (DSP load \(status["dspLoadPercent"] ?? "?") %); once more on a fresh server")
-            status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal)
+            status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal, outputs: outputs)
         }
         #expect(status["xruns"] as? Int == 0, "xruns in two runs: \(status)")
         return status
     }
 
-    private static func liveEqualsOfflineOnce(chain: String, name: String, label: String, signal: [[Float]]) throws -> [String: Any] {
+    private static func liveEqualsOfflineOnce(chain: String, name: String, label: String, signal: [[Float]], outputs: Int) throws -> [String: Any] {
         let server = try JackServer()
         defer { server.stop() }
         let json = #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
         let live = try LiveProcess(["--preset", writePreset(json), "--name", name])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
         let n = signal[0].count
-        let recording = try play(live, name: name, signal: signal)
+        let recording = try play(live, name: name, signal: signal, outputs: outputs)
         let status = try live.status()
+        #expect((status["outputs"] as? [String])?.count == outputs, "output ports: \(status["outputs"] ?? "none")")
         let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
         let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
         // A skipped cycle would shift the stream (an xrun alone does not: the output is checked below).
@@ -260,7 +281,7 @@ import TimbreTestSupport
         let expected = try offline(json, padded).map { Array($0[lead..<(lead + n)]) }
         let got = recorded.map { Array($0[at..<(at + n)]) }
         let worst = worstDifference(got, expected)
-        print("JACK live vs offline, \(label): worst difference \(worst) over 2 × \(n) samples (signal at stream frame \(lead)); xruns \(status["xruns"] ?? "?")")
+        print("JACK live vs offline, \(label): worst difference \(worst) over \(outputs) × \(n) samples (signal at stream frame \(lead)); xruns \(status["xruns"] ?? "?")")
         #expect(worst == 0, "live and offline differ by up to \(worst)")
         live.send("quit")
         #expect(live.waitForExit(timeout: 5) == 0)

@@ -151,8 +151,13 @@ public struct DriverAlignment: ~Copyable, @unchecked Sendable {
             // The fraction: history = the last 95 samples, then this block.
             if hasTaps[c] {
                 let hist = history + c * stride, t = taps + c * tapCount
-                for i in 0..<frameCount { hist[tapCount - 1 + i] = x[i] }
-                for i in 0..<frameCount { x[i] = Self.dot(t, hist + i, count: tapCount) }
+                for i in 0..<frameCount { hist[tapCount - 1 + i] = x[i]; x[i] = 0 }
+                // Tap by tap over the block (a vectorised multiply-add per tap); every output
+                // sample sums its taps in the same order at any block size.
+                for k in 0..<tapCount {
+                    let c = t[k], h = hist + k
+                    for i in 0..<frameCount { x[i] += c * h[i] }
+                }
                 for k in 0..<(tapCount - 1) { hist[k] = hist[frameCount + k] }
             }
             let g = preGain[c]
@@ -165,23 +170,6 @@ public struct DriverAlignment: ~Copyable, @unchecked Sendable {
                 for i in 0..<frameCount { x[i] *= g }
             }
         }
-    }
-
-    /// Σ a[k]·b[k] over `count` (a multiple of 8) in eight lanes.
-    #if TIMBRE_REALTIME_CHECKS
-    @_noLocks
-    #endif
-    @inline(__always)
-    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
-        var sum = SIMD8<Float>()
-        var k = 0
-        while k < count {
-            let va = UnsafeRawPointer(a + k).loadUnaligned(as: SIMD8<Float>.self)
-            let vb = UnsafeRawPointer(b + k).loadUnaligned(as: SIMD8<Float>.self)
-            sum.addProduct(va, vb)
-            k += 8
-        }
-        return sum.sum()
     }
 
     /// Clears every delay and the limiter.

@@ -61,6 +61,12 @@ package struct NodeLowering {
     package let channels: Int
     /// Channels after the node (set by kinds that change it: a mono-to-stereo pan, a plugin).
     package var channelsOut: Int
+    /// The names of the channels flowing in, when a node before named them (a crossover's
+    /// bands); nil for positional channels (mono, stereo, a file's layout).
+    package var channelNames: [String]?
+    /// The names a node gives its output channels (a crossover's bands, the drivers' labels);
+    /// nil keeps ``channelNames`` when the count is unchanged, and drops them when it changes.
+    package var outputNames: [String]?
     var steps: [PlannedStep] = []
     var retained: [(key: String, state: AnyObject)] = []
     /// Values of this node that a live engine moves in place, by the node's JSON path.

@@ -83,10 +83,29 @@ package enum CrossoverNode: NodeDefinition {
             throw PresetError(path: node.path, "\(inputs) channels × \(design.bandCount) bands = \(outputs) channels (at most \(NodeLowering.maximumChannels))")
         }
         node.channelsOut = outputs
+        node.outputNames = bandNames(design.bandCount).flatMap { band in
+            inputNames(node.channelNames, count: inputs).map { $0.isEmpty ? band : "\(band) \($0)" }
+        }
         let detail = [inputs, design.bandCount, design.order, design.alignment == .linkwitzRiley ? 0 : 1]
         node.addKernel(KernelRecipe(shape: KernelShape("crossover", detail, carriesState: true), fadesInWhenNew: false) {
             CrossoverStep(filter: CrossoverFilter(design: design, sampleRate: rate, channelCount: inputs))
         }, width: outputs)
+    }
+
+    /// Band names, low to high.
+    static func bandNames(_ count: Int) -> [String] {
+        switch count {
+        case 2: ["low", "high"]
+        case 3: ["low", "mid", "high"]
+        case 4: ["low", "low-mid", "high-mid", "high"]
+        default: ["low", "low-mid", "mid", "high-mid", "high"]
+        }
+    }
+
+    /// The input channels' names: as named before, else "" for mono, L and R, or 1, 2, 3 ….
+    static func inputNames(_ names: [String]?, count: Int) -> [String] {
+        if let names, names.count == count { return names }
+        return count == 1 ? [""] : count == 2 ? ["L", "R"] : (1...count).map(String.init)
     }
 
     package static func response(of s: CrossoverSettings, sampleRate: Double) -> NodeResponse { .unknown }

@@ -147,6 +147,10 @@ package enum DriversNode: NodeDefinition {
         guard s.outputs.count == node.channels else {
             throw PresetError(path: node.path + ".outputs", "\(s.outputs.count) outputs for a chain of \(node.channels) channel\(node.channels == 1 ? "" : "s") here (give one per channel)")
         }
+        if s.outputs.contains(where: { $0.label != nil }) {
+            let before = CrossoverNode.inputNames(node.channelNames, count: node.channels)
+            node.outputNames = s.outputs.enumerated().map { i, out in out.label ?? before[i] }
+        }
         let outputs = alignment(s, sampleRate: node.sampleRate), rate = node.sampleRate, block = node.maxBlockFrames
         let latency = DriverAlignment.latencyFrames(for: outputs, sampleRate: rate)
         node.addKernel(KernelRecipe(shape: KernelShape("drivers", [outputs.count, latency], carriesState: true)) {

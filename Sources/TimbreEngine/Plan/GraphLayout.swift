@@ -18,6 +18,11 @@ package struct GraphLayout {
     package var outputSegment = 0
     package var outputBase = 0
     package var outputChannelCount = 0
+    /// The output channels' names when the preset made discrete channels (a crossover's bands,
+    /// named drivers); nil for positional outputs (mono, stereo, a file's layout).
+    package var outputChannelNames: [String]?
+    /// The names after the chain ``addChain`` lowered last.
+    var chainNames: [String]?
     /// Shared states the plan keeps alive (meters, shifters, players, plugins), by key.
     package var retained: [(key: String, state: AnyObject)] = []
     /// Live plans: the gain and pan nodes' moving values, by JSON path.
@@ -46,6 +51,7 @@ package struct GraphLayout {
         switch preset.form {
         case .chain(let chain):
             outputChannelCount = try addChain(chain, base: 0, channels: format.inputChannelCount, keyPrefix: "", segment: 0, format: format, registry: registry)
+            outputChannelNames = chainNames
         case .graph(let graph):
             finishedBuses = [:]
             let inputs = format.inputChannelCount
@@ -129,6 +135,7 @@ package struct GraphLayout {
             outputSegment = masterSegment
             outputBase = masterBase
             outputChannelCount = channels
+            outputChannelNames = chainNames
         }
         if let key = registry?.outputMeterKey {
             try addMeter(key: key, registry: registry, base: outputBase, channels: outputChannelCount, segment: outputSegment, sampleRate: fs)
@@ -179,11 +186,14 @@ package struct GraphLayout {
     mutating func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String, segment: Int,
                            format: RenderFormat, registry: NodeStateRegistry?, widthLimit: Int? = nil) throws(PresetError) -> Int {
         var channels = start
+        chainNames = nil
         for (index, node) in chain.enumerated() where !node.bypass {
             var lowering = NodeLowering(key: keyPrefix + (node.id ?? "#\(index)"), path: node.path, sampleRate: format.sampleRate,
                                         maxBlockFrames: format.maxBlockFrames, registry: registry, channels: channels, base: base, segment: segment)
             lowering.finishedBuses = finishedBuses
+            lowering.channelNames = chainNames
             try node.kind.definition.lower(any: node.kind.parameters, into: &lowering)
+            chainNames = lowering.outputNames ?? (lowering.channelsOut == channels ? chainNames : nil)
             steps += lowering.steps
             retained += lowering.retained
             valueMotions.merge(lowering.valueMotions) { a, _ in a }

@@ -20,6 +20,10 @@ public final class LiveEngine: @unchecked Sendable {
     public internal(set) var preset: Preset
     public private(set) var sampleRate: Double
     public let inputChannelCount: Int
+    /// The channels the host takes (``RealtimeRenderer/render(input:output:frameCount:)``'s
+    /// `output`): as asked, or the first plan's outputs (at least two: a mono chain feeds both
+    /// sides of a stereo system). A plan with fewer repeats its last channel; one with more is
+    /// cut to these.
     public let outputChannelCount: Int
     public let maxBlockFrames: Int
     /// The most recently published plan.
@@ -36,7 +40,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// Compiles `document` (preset JSON) for a live stream. `host`: how `player` channels get
     /// their streams and `plugin` nodes load (without them such presets are refused).
-    public convenience init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+    /// `outputChannelCount`: nil for the preset's own (a crossover's bands, a graph's outputs), at least two.
+    public convenience init(document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int? = nil,
                             maxBlockFrames: Int = 8192, host: HostServices = .none) throws(PresetError) {
         try self.init(preset: try PresetDecoder.decode(document), document: document, sampleRate: sampleRate,
                       inputChannelCount: inputChannelCount, outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
@@ -45,21 +50,22 @@ public final class LiveEngine: @unchecked Sendable {
     /// Compiles a preset built in code for a live stream (see ``init(document:sampleRate:inputChannelCount:outputChannelCount:maxBlockFrames:host:)``).
     /// The preset becomes the engine's document (``PresetEncoder``) and is checked by the same
     /// strict decoder as a file, so a value out of range is an error naming its JSON path.
-    public convenience init(preset: Preset, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+    public convenience init(preset: Preset, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int? = nil,
                             maxBlockFrames: Int = 8192, host: HostServices = .none) throws(PresetError) {
         try self.init(document: PresetEncoder.encode(preset), sampleRate: sampleRate, inputChannelCount: inputChannelCount,
                       outputChannelCount: outputChannelCount, maxBlockFrames: maxBlockFrames, host: host)
     }
 
-    init(preset: Preset, document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount: Int,
+    init(preset: Preset, document: JSONValue, sampleRate: Double, inputChannelCount: Int, outputChannelCount requested: Int?,
          maxBlockFrames: Int, host: HostServices) throws(PresetError) {
-        precondition(inputChannelCount >= 1 && outputChannelCount >= 1)
+        precondition(inputChannelCount >= 1 && (requested ?? 1) >= 1)
         let registry = NodeStateRegistry(services: host)
         registry.outputMeterKey = "master"
         registry.movesParameters = true
         self.registry = registry
         let plan = try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: maxBlockFrames),
                                   registry: registry)
+        let outputChannelCount = requested ?? max(2, plan.outputChannelCount)
         self.document = document
         self.preset = preset
         self.sampleRate = sampleRate

@@ -43,12 +43,13 @@ package struct PlanCore {
     /// nodes (a plan fading out must not feed the measurements its successor shares).
     /// `sequence`: the host's block number, the same for every plan rendering that block, so a
     /// shared node (`pitch`) runs once per block however many plans render it (see ``BlockReplay``).
+    /// `outputLimit`: the channels `output` has room for (a live host's outputs, when a plan has more).
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
     @discardableResult
     package mutating func render(input: UnsafePointer<UnsafePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>, frameCount: Int,
-                                 analyse: Bool = true, sequence: Int? = nil) -> Int {
+                                 analyse: Bool = true, sequence: Int? = nil, outputLimit: Int = .max) -> Int {
         var silenced = 0
         var done = 0
         var part = 0
@@ -83,7 +84,7 @@ package struct PlanCore {
                 clearNonFiniteState()
                 for c in 0..<outputChannelCount { let w = work[outputBase + c]; for j in 0..<n { w[j] = 0 } }
             }
-            for c in 0..<outputChannelCount {
+            for c in 0..<min(outputChannelCount, outputLimit) {
                 let src = work[outputBase + c], dst = output[c] + done
                 for i in 0..<n { dst[i] = src[i] }
             }

@@ -93,14 +93,16 @@ public struct RealtimeRenderer: @unchecked Sendable {
         let shifted = UnsafePointer(s.pointee.shiftedInput)
         let sequence = s.pointee.chunks
         s.pointee.chunks = sequence &+ 1  // (a plain store: `&+=` would be an inout access of the whole shared struct)
-        var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n, sequence: sequence)
+        let room = s.pointee.scratchChannels
+        var silenced = current.pointee.render(input: shifted, output: UnsafePointer(s.pointee.newOut), frameCount: n, sequence: sequence, outputLimit: room)
         if let old = s.pointee.fading {
-            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false, sequence: sequence)
+            silenced += old.pointee.render(input: shifted, output: UnsafePointer(s.pointee.oldOut), frameCount: n, analyse: false, sequence: sequence,
+                                           outputLimit: room)
         }
         if silenced > 0 { s.pointee.nonFiniteBlocks.wrappingIncrement(ordering: .relaxed) }
-        let newChannels = current.pointee.outputChannelCount
+        let newChannels = min(current.pointee.outputChannelCount, room)
         if let old = s.pointee.fading {
-            let oldChannels = old.pointee.outputChannelCount
+            let oldChannels = min(old.pointee.outputChannelCount, room)
             let length = s.pointee.fadeFrames
             let start = s.pointee.fadePosition
             // 0 → 1 over the fade, `start` frames in.

@@ -28,6 +28,10 @@ public final class RenderPlan {
     public let preset: Preset
     /// Channels after the plan (a `pan` on mono input makes 2; a graph outputs 2).
     public let outputChannelCount: Int
+    /// The output channels' names when the preset made discrete channels (a crossover's bands,
+    /// the `drivers` node's labels: "low L", "tweeter R"); nil for positional outputs (mono,
+    /// stereo, a file's own layout).
+    public let outputChannelNames: [String]?
     /// Frames of latency this plan adds between input and output: the longest path through its
     /// nodes (`pitch` and `plugin` nodes; shorter parallel paths are delayed to meet it).
     public let latencyFrames: Int
@@ -76,6 +80,7 @@ public final class RenderPlan {
         storage = PlanStorage(steps: aligned.steps, map: map, format: format, outputBase: layout.outputBase,
                               outputChannelCount: layout.outputChannelCount, transferSource: previous.map { UnsafeMutableRawPointer($0.core) })
         outputChannelCount = layout.outputChannelCount
+        outputChannelNames = layout.outputChannelNames
         latencyFrames = aligned.latencyFrames
         outline = .init(keys: aligned.steps.map(\.key), shapes: aligned.steps.map { $0.recipe!.shape }, members: aligned.steps.map(\.members))
         hasUnfusedNewcomers = fusion.hasUnfusedNewcomers
