@@ -29,7 +29,7 @@ BIN := .build/$(CONFIG)/timbre
 STATIC_BIN := .build-static/release/timbre
 DEMO_DIR ?= out/demo
 
-.PHONY: all deps bench-deps build build-tests static test demo presets schema check-presets jack-clean clean help benchmark bench-compare rtsan tsan embed-check docs-check
+.PHONY: all deps bench-deps build build-tests static test demo presets schema check-presets jack-clean clean help benchmark bench-compare rtsan tsan embed-check docs-check diagrams
 
 # RealtimeSanitizer runtime shipped with the Swift toolchain (clang resource folder).
 SWIFT_BIN_DIR := $(dir $(realpath $(shell command -v $(SWIFT))))
@@ -87,6 +87,11 @@ static: deps
 ## Regenerate the presets embedded in the CLI after editing Presets/*.json.
 presets:
 	python3 scripts/embed-presets.py
+
+## The routing pictures in docs/routing, drawn by timbre from the shipped presets (a test
+## compares them with what the binary draws).
+diagrams: build
+	for p in active-speaker-2way ducking studio-graph; do $(BIN) presets diagram $$p --svg docs/routing/$$p.svg; done
 
 ## The node kinds' ranges and defaults written into the preset schema from the catalog
 ## (ParameterSpec; `timbre presets schema`), then embedded for the web page.

@@ -3,6 +3,21 @@
 /// The presets shipped in `Presets/`, keyed by file name without `.json`.
 package enum EmbeddedPresets {
     package static let all: [(name: String, json: String)] = [
+        ("active-speaker-2way", #"""
+{
+  "version": 1,
+  "name": "Active speaker, 2-way",
+  "description": "Stereo in, four amplifier outputs for a 2-way active speaker pair: a Linkwitz-Riley 24 dB/octave crossover at 2.5 kHz, the tweeters delayed 45 mm (their acoustic centres sit ahead of the woofers') and trimmed 3.5 dB, each driver under a true-peak protection limiter. Outputs in order: woofer L, woofer R, tweeter L, tweeter R (timbre live makes four ports). Measure your drivers and change the delay and trims.",
+  "chain": [
+    { "type": "crossover", "id": "xover", "frequency": 2500, "alignment": "linkwitz-riley", "order": 4 },
+    { "type": "drivers", "id": "drivers", "outputs": [
+        { "label": "woofer L", "limit": -1 },
+        { "label": "woofer R", "limit": -1 },
+        { "label": "tweeter L", "delayMm": 45, "gain": -3.5, "limit": -6 },
+        { "label": "tweeter R", "delayMm": 45, "gain": -3.5, "limit": -6 } ] }
+  ]
+}
+"""#),
         ("alien-chatter", #"""
 {
   "version": 1,

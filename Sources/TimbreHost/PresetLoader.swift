@@ -41,10 +41,16 @@ package enum PresetLoader {
     /// loaded, the files its nodes name read from its folder — and returns its latency in
     /// frames (a linear-phase FIR's, a limiter's lookahead, a pitch node's); errors are usage errors.
     package static func compiledLatency(_ preset: Preset, argument: String, sampleRate: Double) throws(HostError) -> Int {
+        try compiled(preset, argument: argument, sampleRate: sampleRate).latencyFrames
+    }
+
+    /// Compiles `preset` as a host would (see ``compiledLatency(_:argument:sampleRate:)``) for
+    /// `inputChannelCount` inputs: its outputs, their names, its latency.
+    package static func compiled(_ preset: Preset, argument: String, sampleRate: Double, inputChannelCount: Int = 2) throws(HostError) -> RenderPlan {
         let directory = FileManager.default.fileExists(atPath: argument) ? URL(fileURLWithPath: argument).deletingLastPathComponent().path : nil
         let registry = NodeStateRegistry(services: .files(in: directory, plugins: PluginHost.loader))
         do {
-            return try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: 2, maxBlockFrames: 64), registry: registry).latencyFrames
+            return try RenderPlan(preset: preset, format: RenderFormat(sampleRate: sampleRate, inputChannelCount: inputChannelCount, maxBlockFrames: 64), registry: registry)
         } catch { throw .usage("\(argument): \(error)") }
     }
 }

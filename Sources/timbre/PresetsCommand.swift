@@ -7,7 +7,7 @@ import TimbrePlugins
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presets", abstract: "List, validate, show and import presets.",
-        subcommands: [List.self, Validate.self, Show.self, Import.self, Parameters.self, Schema.self])
+        subcommands: [List.self, Validate.self, Show.self, Diagram.self, Import.self, Parameters.self, Schema.self])
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -104,6 +104,25 @@ struct PresetsCommand: ParsableCommand {
                 print("\(f): ok (\(preset.name), \(preset.formName) with \(preset.allNodes.count) nodes)")
                 for line in preset.outline { print(line) }
             }
+        }
+    }
+
+    struct Diagram: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw a preset's routing: inputs, channels, groups, master, outputs (SVG, PNG).",
+            discussion: "The outputs are the compiled preset's (a crossover's bands, named as the preset names them).")
+        @Argument(help: "A preset file or a shipped preset's name.") var preset: String
+        @Option(name: .long, help: "Host inputs a chain preset gets (default 2).") var inputs = 2
+        @Option(name: .long, help: "Write the picture as SVG.") var svg: String?
+        @Option(name: .long, help: "Write the picture as PNG (needs rsvg-convert).") var png: String?
+
+        func run() throws {
+            guard svg != nil || png != nil else { throw HostError.usage("give --svg FILE and/or --png FILE") }
+            guard (1...64).contains(inputs) else { throw HostError.usage("--inputs \(inputs) is out of range (allowed 1…64)") }
+            let (p, _) = try PresetLoader.load(preset)
+            let plan = try PresetLoader.compiled(p, argument: preset, sampleRate: 48_000, inputChannelCount: inputs)
+            try RoutingDiagram(preset: p, inputChannelCount: inputs, outputChannelCount: plan.outputChannelCount, outputNames: plan.outputChannelNames)
+                .write(svg: svg, png: png)
         }
     }
 

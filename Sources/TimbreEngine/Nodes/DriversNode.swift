@@ -159,7 +159,7 @@ package enum DriversNode: NodeDefinition {
     }
 
     package static func summary(of s: DriversSettings) -> String {
-        "drivers: " + s.outputs.enumerated().map { i, out in
+        "drivers " + s.outputs.enumerated().map { i, out in
             var text = out.label ?? "\(i + 1)"
             switch out.delay {
             case .milliseconds(let v) where v != 0: text += " \(SummaryFormat.number(v)) ms"
@@ -172,7 +172,7 @@ package enum DriversNode: NodeDefinition {
             if out.mute { text += " muted" }
             if let l = out.limitDB { text += " limit \(SummaryFormat.number(l)) dBTP" }
             return text
-        }.joined(separator: ", ")
+        }.joined(separator: "; ")
     }
 }
 

@@ -214,7 +214,12 @@ package struct SVGPlot {
 
     /// Writes the SVG (atomically) and, when `png` is given, converts it with rsvg-convert.
     package func write(svg svgPath: String?, png pngPath: String?) throws(HostError) {
-        let text = render()
+        try Self.writeSVG(render(), svg: svgPath, png: pngPath)
+    }
+
+    /// Writes SVG `text` to `svgPath` and, with `pngPath`, a PNG made by `rsvg-convert` (from a
+    /// temporary SVG when no `svgPath` is given); each file appears whole or not at all.
+    package static func writeSVG(_ text: String, svg svgPath: String?, png pngPath: String?) throws(HostError) {
         var temporary: String?
         let target = svgPath ?? {
             let t = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-plot-\(UUID().uuidString).svg").path
