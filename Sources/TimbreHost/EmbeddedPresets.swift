@@ -403,7 +403,8 @@ package enum EmbeddedPresets {
             "dehum",
             "crossfeed",
             "crossover",
-            "drivers"
+            "drivers",
+            "matrix"
           ]
         }
       },
@@ -494,6 +495,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/driversNode"
+        },
+        {
+          "$ref": "#/$defs/matrixNode"
         }
       ]
     },
@@ -2745,6 +2749,73 @@ package enum EmbeddedPresets {
       },
       "required": [
         "outputs"
+      ],
+      "type": "object"
+    },
+    "matrixNode": {
+      "additionalProperties": false,
+      "description": "A matrix mixer: the chain's channels (inputs, from 0) to outputs channels through routes, each from → to with gain (dB), invert and mute; an output no route reaches is silent. Splits (one input to several outputs) and merges (several into one). labels name the outputs. Route gains, inverts and mutes move live in 20 ms ramps; other changes make a new plan. No latency.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "labels": {
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "outputs": {
+          "maximum": 64,
+          "minimum": 1,
+          "type": "integer"
+        },
+        "routes": {
+          "items": {
+            "additionalProperties": false,
+            "properties": {
+              "from": {
+                "maximum": 63,
+                "minimum": 0,
+                "type": "integer"
+              },
+              "gain": {
+                "default": 0,
+                "description": "dB",
+                "maximum": 20,
+                "minimum": -120,
+                "type": "number"
+              },
+              "invert": {
+                "type": "boolean"
+              },
+              "mute": {
+                "type": "boolean"
+              },
+              "to": {
+                "maximum": 63,
+                "minimum": 0,
+                "type": "integer"
+              }
+            },
+            "required": [
+              "from",
+              "to"
+            ],
+            "type": "object"
+          },
+          "type": "array"
+        },
+        "type": {
+          "const": "matrix"
+        }
+      },
+      "required": [
+        "outputs",
+        "routes"
       ],
       "type": "object"
     }

@@ -19,7 +19,8 @@ public enum EveryNodePresets {
       {"type": "ladder", "id": "lad", "cutoff": 3000, "resonance": 1.05, "drive": 6},
       {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
       {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10},
-      {"type": "crossfeed", "id": "xf", "frequency": 650, "feed": 9.5}
+      {"type": "crossfeed", "id": "xf", "frequency": 650, "feed": 9.5},
+      {"type": "matrix", "id": "mtx", "outputs": 2, "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "gain": -1}, {"from": 0, "to": 1, "gain": -20, "invert": true}]}
     """
 
     /// The voice clean-up kinds (#39), as chain entries: hum remover and denoiser.

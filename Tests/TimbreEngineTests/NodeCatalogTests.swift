@@ -47,6 +47,7 @@ import TimbreTestSupport
         "dehum": #"{"type": "dehum", "mains": "60", "harmonics": 12, "width": 2}"#,
         "crossfeed": #"{"type": "crossfeed", "frequency": 650, "feed": 9.5}"#,
         "crossover": #"{"type": "crossover", "frequencies": [200, 2500], "alignment": "butterworth", "order": 3}"#,
+        "matrix": #"{"type": "matrix", "outputs": 3, "labels": ["L", "R", "C"], "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "invert": true}, {"from": 0, "to": 2, "gain": -3, "mute": true}]}"#,
         "drivers": #"{"type": "drivers", "outputs": [{"label": "woofer", "limit": -3}, {"label": "tweeter", "delayMm": 25.4, "gain": -4.5, "invert": true}], "speedOfSound": 345}"#,
         "denoise": #"{"type": "denoise", "reduction": 24, "sensitivity": -2, "adaptive": false, "profile": {"frequencies": [0, 1000, 24000], "levels": [-60, -70, -90]}}"#,
         "stereo": #"{"type": "stereo", "width": 150, "midGain": -2, "sideGain": 1.5, "balance": -0.25, "swap": true, "invertLeft": true, "invertRight": false, "mono": true}"#,

@@ -109,6 +109,8 @@ let moreNodes: [(String, String)] = [
     ("denoise (1,024-point STFT, tracked noise)", #"{"type": "denoise"}"#),
     ("dehum (50 Hz, 8 harmonics)", #"{"type": "dehum", "mains": "50"}"#),
     ("crossfeed (700 Hz, 4.5 dB)", #"{"type": "crossfeed"}"#),
+    ("crossover (LR4, 3 bands; cost per input channel)", #"{"type": "crossover", "frequencies": [250, 2500], "order": 4}"#),
+    ("drivers (fractional delays, trims, limiters)", ""),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
     // buffers, the run call and its timing): a mono plugin runs one instance per channel.
     ("plugin eg-amp (LV2, mono per channel)", #"{"type": "plugin", "uri": "http://lv2plug.in/plugins/eg-amp", "controls": {"gain": -3}}"#),
@@ -162,6 +164,10 @@ let benchmarks: @Sendable () -> Void = {
             if name.contains("stereo)") && channels == 1 { continue }
             // Crossfeed is for a stereo pair only.
             if name.hasPrefix("crossfeed") && channels != 2 { continue }
+            // Drivers: one output per channel, every other one with a fractional delay and a limiter.
+            let json = !name.hasPrefix("drivers") ? json : #"{"type": "drivers", "outputs": ["# + (0..<channels).map {
+                $0 % 2 == 0 ? #"{"limit": -3}"# : #"{"delayMm": 62.5, "gain": -4, "limit": -6}"#
+            }.joined(separator: ", ") + "]}"
             for block in blockSizes {
                 register(name, channels: channels, block: block) { Fixture(chainJSON: json, channels: channels, blockFrames: block) }
             }

@@ -33,6 +33,7 @@ package enum NodeCatalog {
         CrossfeedNode.self,
         CrossoverNode.self,
         DriversNode.self,
+        MatrixNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
