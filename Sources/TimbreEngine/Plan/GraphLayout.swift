@@ -57,11 +57,24 @@ package struct GraphLayout {
             let inputs = format.inputChannelCount
             let channelBase = { (k: Int) in inputs + 2 * k }
             let groupBase = { (k: Int) in inputs + 2 * graph.channels.count + 2 * k }
-            let masterBase = inputs + 2 * (graph.channels.count + graph.groups.count)
-            // Segments: channels 0..<C, groups C..<C+G, master C+G.
+            let auxBase = { (k: Int) in inputs + 2 * (graph.channels.count + graph.groups.count) + 2 * k }
+            let masterBase = inputs + 2 * (graph.channels.count + graph.groups.count + graph.auxes.count)
+            // Segments: channels 0..<C, groups C..<C+G, auxes C+G..<C+G+A, master C+G+A.
             let groupSegment = { (k: Int) in graph.channels.count + k }
-            let masterSegment = graph.channels.count + graph.groups.count
+            let auxSegment = { (k: Int) in graph.channels.count + graph.groups.count + k }
+            let masterSegment = graph.channels.count + graph.groups.count + graph.auxes.count
+            let auxIndex = { (id: String) in graph.auxes.firstIndex { $0.id == id }! }
             for k in 0..<graph.groups.count { add(ClearKernel(count: 2), key: "clear:group:\(k)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
+            for k in 0..<graph.auxes.count { add(ClearKernel(count: 2), key: "clear:aux:\(k)", base: auxBase(k), channels: 2, segment: auxSegment(k)) }
+            /// A path's sends of one kind (pre- or post-fader): a mix into each aux bus, a junction each.
+            func addSends(_ sends: [SendSpec], pre: Bool, from id: String, base: Int, segment: Int, source: Int?, fader: Double) {
+                for send in sends where send.preFader == pre {
+                    let a = auxIndex(send.aux), key = "send:\(id):\(send.aux)", gain = send.level * (pre ? 1 : fader)
+                    junctions.append(Junction(segment: segment, source: source, target: auxSegment(a), mixKey: key, delayKey: "delay:\(key)", base: base))
+                    add(MixKernel(to: auxBase(a), count: 2, gain: Float(gain), sampleRate: fs, motion: motion(key, Double(Float(gain)), registry)),
+                        key: key, base: base, channels: 2, segment: segment)
+                }
+            }
             add(ClearKernel(count: 2), key: "clear:master", base: masterBase, channels: 2, segment: masterSegment)
             let soloing = graph.channels.contains(where: \.solo)
             let groupIndex = { (ch: ChannelSpec) in ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } } }
@@ -99,10 +112,13 @@ package struct GraphLayout {
                 if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
                 let target = groupIndex(ch).map(groupBase) ?? masterBase
+                let fader = audible ? Double(Float(ch.volume)) : 0
+                addSends(ch.sends, pre: true, from: ch.id, base: base, segment: k, source: nil, fader: fader)
                 junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
                                           mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base))
                 add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs,
                               motion: motion("mix:\(ch.id)", audible ? Double(Float(ch.volume)) : 0, registry)), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
+                addSends(ch.sends, pre: false, from: ch.id, base: base, segment: k, source: nil, fader: fader)
                 finishedBuses?[ch.id] = base
             }
             for (k, g) in graph.groups.enumerated() {
@@ -110,11 +126,29 @@ package struct GraphLayout {
                 guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
                 try addMeter(key: g.id, registry: registry, base: groupBase(k), channels: 2, segment: groupSegment(k), sampleRate: fs)
                 if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
+                let fader = g.mute ? 0 : Double(Float(g.volume))
+                addSends(g.sends, pre: true, from: g.id, base: groupBase(k), segment: groupSegment(k), source: groupSegment(k), fader: fader)
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
                                           mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
                 add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs,
                               motion: motion("mix:\(g.id)", g.mute ? 0 : Double(Float(g.volume)), registry)), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
+                addSends(g.sends, pre: false, from: g.id, base: groupBase(k), segment: groupSegment(k), source: groupSegment(k), fader: fader)
                 finishedBuses?[g.id] = groupBase(k)
+            }
+            // Aux buses: their chains, then into the master (returns) or, after the master's
+            // chain, to outputs of their own.
+            for (k, a) in graph.auxes.enumerated() {
+                let channels = try addChain(a.chain, base: auxBase(k), channels: 2, keyPrefix: "\(a.id)/", segment: auxSegment(k), format: format, registry: registry, widthLimit: 2)
+                guard channels == 2 else { throw PresetError(path: a.path, "an aux bus is stereo") }
+                try addMeter(key: a.id, registry: registry, base: auxBase(k), channels: 2, segment: auxSegment(k), sampleRate: fs)
+                if let tap = registry?.busTaps[a.id] { add(BusTapKernel(tap: tap), key: "tap:\(a.id)", base: auxBase(k), channels: 2, segment: auxSegment(k)) }
+                if a.destination == .master {
+                    junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: masterSegment,
+                                              mixKey: "mix:\(a.id)", delayKey: "delay:\(a.id)", base: auxBase(k)))
+                    add(MixKernel(to: masterBase, count: 2, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
+                                  motion: motion("mix:\(a.id)", a.mute ? 0 : Double(Float(a.volume)), registry)), key: "mix:\(a.id)", base: auxBase(k), channels: 2, segment: auxSegment(k))
+                }
+                finishedBuses?[a.id] = auxBase(k)
             }
             let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
             // The master chain may change the channel count (a crossover's bands): the graph's outputs.
@@ -136,6 +170,24 @@ package struct GraphLayout {
             outputBase = masterBase
             outputChannelCount = channels
             outputChannelNames = chainNames
+            // Auxes with outputs of their own: after the master's channels, each at its volume,
+            // aligned with the master's output (a junction into the outputs' pseudo-segment).
+            let separate = graph.auxes.enumerated().filter { $0.element.destination == .outputs }
+            if !separate.isEmpty {
+                let outputsSegment = masterSegment + 1
+                junctions.append(Junction(segment: masterSegment, source: masterSegment, target: outputsSegment, mixKey: "", delayKey: "", base: masterBase))
+                var names = chainNames ?? (channels == 2 ? ["\(graph.master.id) L", "\(graph.master.id) R"] : (1...channels).map { "\(graph.master.id) \($0)" })
+                for (j, (k, a)) in separate.enumerated() {
+                    let out = masterBase + channels + 2 * j, key = "mix:\(a.id)"
+                    add(ClearKernel(count: 2), key: "clear:out:\(a.id)", base: out, channels: 2, segment: auxSegment(k))
+                    junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: outputsSegment, mixKey: key, delayKey: "delay:\(a.id)", base: auxBase(k)))
+                    add(MixKernel(to: out, count: 2, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
+                                  motion: motion(key, a.mute ? 0 : Double(Float(a.volume)), registry)), key: key, base: auxBase(k), channels: 2, segment: auxSegment(k))
+                    names += ["\(a.id) L", "\(a.id) R"]
+                }
+                outputChannelCount = channels + 2 * separate.count
+                outputChannelNames = names
+            }
         }
         if let key = registry?.outputMeterKey {
             try addMeter(key: key, registry: registry, base: outputBase, channels: outputChannelCount, segment: outputSegment, sampleRate: fs)

@@ -8,13 +8,56 @@
 /// ```
 /// Buses are stereo after a channel's pan (mono channels without `pan` are placed centre).
 /// `mute` silences a channel or group; when any channel is soloed, only soloed channels sound.
+///
+/// Aux buses (`auxes`) take sends from channels and groups, pre- or post-fader, run their own
+/// chain and volume, and return into the master (a reverb return) or go to outputs of their
+/// own after the master's (a monitor mix).
 public struct GraphSpec: Sendable, Equatable {
     public var channels: [ChannelSpec]
     public var groups: [GroupSpec]
+    public var auxes: [AuxSpec] = []
     public var master: BusSpec
 
-    public init(channels: [ChannelSpec], groups: [GroupSpec] = [], master: BusSpec = BusSpec()) {
-        self.channels = channels; self.groups = groups; self.master = master
+    public init(channels: [ChannelSpec], groups: [GroupSpec] = [], auxes: [AuxSpec] = [], master: BusSpec = BusSpec()) {
+        self.channels = channels; self.groups = groups; self.auxes = auxes; self.master = master
+    }
+}
+
+/// A send from a channel or group to an aux bus.
+public struct SendSpec: Sendable, Equatable {
+    /// The aux bus's id.
+    public var aux: String
+    /// 0…1, as a volume.
+    public var level: Double
+    /// Taken before the channel's volume and mute (a monitor mix the front-of-house fader does
+    /// not move); false: after them.
+    public var preFader: Bool
+    public var path: String
+
+    public init(aux: String, level: Double = 1, preFader: Bool = false, path: String = "") {
+        self.aux = aux; self.level = level; self.preFader = preFader; self.path = path
+    }
+}
+
+/// An aux bus: stereo, fed by sends.
+public struct AuxSpec: Sendable, Equatable {
+    /// Where an aux bus goes.
+    public enum Destination: String, Sendable, CaseIterable {
+        /// Mixed into the master bus, before its chain (effect returns).
+        case master
+        /// Two outputs of its own, after the master's (monitor mixes).
+        case outputs
+    }
+
+    public var id: String
+    public var chain: [NodeSpec]
+    public var volume: Double
+    public var mute: Bool
+    public var destination: Destination
+    public var path: String
+
+    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, destination: Destination = .master, path: String = "") {
+        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.destination = destination; self.path = path
     }
 }
 
@@ -38,12 +81,14 @@ public struct ChannelSpec: Sendable, Equatable {
     public var solo: Bool
     /// The group this channel feeds, or nil for the master bus.
     public var group: String?
+    /// Sends to aux buses.
+    public var sends: [SendSpec] = []
     public var path: String
 
     public init(id: String, source: ChannelSource, chain: [NodeSpec] = [], volume: Double = 1, pan: Double = 0,
-                mute: Bool = false, solo: Bool = false, group: String? = nil, path: String = "") {
+                mute: Bool = false, solo: Bool = false, group: String? = nil, sends: [SendSpec] = [], path: String = "") {
         self.id = id; self.source = source; self.chain = chain; self.volume = volume; self.pan = pan
-        self.mute = mute; self.solo = solo; self.group = group; self.path = path
+        self.mute = mute; self.solo = solo; self.group = group; self.sends = sends; self.path = path
     }
 }
 
@@ -52,10 +97,12 @@ public struct GroupSpec: Sendable, Equatable {
     public var chain: [NodeSpec]
     public var volume: Double
     public var mute: Bool
+    /// Sends to aux buses.
+    public var sends: [SendSpec] = []
     public var path: String
 
-    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, path: String = "") {
-        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.path = path
+    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, sends: [SendSpec] = [], path: String = "") {
+        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.sends = sends; self.path = path
     }
 }
 

@@ -31,14 +31,14 @@ public struct Preset: Sendable, Equatable {
     public var allNodes: [NodeSpec] {
         switch form {
         case .chain(let chain): chain
-        case .graph(let g): g.channels.flatMap(\.chain) + g.groups.flatMap(\.chain) + g.master.chain
+        case .graph(let g): g.channels.flatMap(\.chain) + g.groups.flatMap(\.chain) + g.auxes.flatMap(\.chain) + g.master.chain
         }
     }
 
     /// Every id a live command can address: nodes, and a graph's channels and groups.
     public var allIDs: [String] {
         var ids = allNodes.compactMap(\.id)
-        if case .graph(let g) = form { ids += g.channels.map(\.id) + g.groups.map(\.id) }
+        if case .graph(let g) = form { ids += g.channels.map(\.id) + g.groups.map(\.id) + g.auxes.map(\.id) }
         return ids
     }
 
@@ -56,17 +56,28 @@ public struct Preset: Sendable, Equatable {
                 case .sine(let f, let l): source = "sine \(JSONValue.number(f).brief) Hz at \(JSONValue.number(l).brief) dBFS"
                 case .player(let p): source = "player \(p.file)\(p.rate == 1 ? "" : " at \(JSONValue.number(p.rate).brief)× (\(p.rateMode.rawValue))")\(p.loops == 0 ? "" : p.loops < 0 ? ", looping" : ", \(p.loops) more times")"
                 }
-                lines.append("  channel \(c.id) (\(source)) → \(c.group ?? "master"): volume \(JSONValue.number(c.volume).brief), pan \(JSONValue.number(c.pan).brief)\(c.mute ? ", muted" : "")\(c.solo ? ", solo" : "")")
+                lines.append("  channel \(c.id) (\(source)) → \(c.group ?? "master"): volume \(JSONValue.number(c.volume).brief), pan \(JSONValue.number(c.pan).brief)\(c.mute ? ", muted" : "")\(c.solo ? ", solo" : "")\(Self.sendsText(c.sends))")
                 lines += c.chain.map { "    - \($0.summary)" }
             }
             for gr in g.groups {
-                lines.append("  group \(gr.id) → master: volume \(JSONValue.number(gr.volume).brief)\(gr.mute ? ", muted" : "")")
+                lines.append("  group \(gr.id) → master: volume \(JSONValue.number(gr.volume).brief)\(gr.mute ? ", muted" : "")\(Self.sendsText(gr.sends))")
                 lines += gr.chain.map { "    - \($0.summary)" }
+            }
+            for a in g.auxes {
+                lines.append("  aux \(a.id) → \(a.destination == .master ? "master" : "its own outputs"): volume \(JSONValue.number(a.volume).brief)\(a.mute ? ", muted" : "")")
+                lines += a.chain.map { "    - \($0.summary)" }
             }
             lines.append("  master: volume \(JSONValue.number(g.master.volume).brief)")
             lines += g.master.chain.map { "    - \($0.summary)" }
             return lines
         }
+    }
+}
+
+extension Preset {
+    /// `, sends: mon1 0.8 pre, verb 0.3` (empty without sends).
+    static func sendsText(_ sends: [SendSpec]) -> String {
+        sends.isEmpty ? "" : ", sends: " + sends.map { "\($0.aux) \(JSONValue.number($0.level).brief)\($0.preFader ? " pre" : "")" }.joined(separator: ", ")
     }
 }
 

@@ -137,8 +137,9 @@ public enum PresetDecoder {
             let mute = try c.optional("mute")?.bool() ?? false
             let solo = try c.optional("solo")?.bool() ?? false
             let group = try c.optional("group")?.string()
+            let sends = try c.optional("sends").map { (f: Field) throws(PresetError) in try decodeSends(f) } ?? []
             try c.finish()
-            channels.append(ChannelSpec(id: id, source: source, chain: chain, volume: volume, pan: pan, mute: mute, solo: solo, group: group, path: path))
+            channels.append(ChannelSpec(id: id, source: source, chain: chain, volume: volume, pan: pan, mute: mute, solo: solo, group: group, sends: sends, path: path))
         }
         var groups: [GroupSpec] = []
         if let groupsField = try g.optional("groups") {
@@ -149,8 +150,32 @@ public enum PresetDecoder {
                 let chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
                 let volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
                 let mute = try o.optional("mute")?.bool() ?? false
+                let sends = try o.optional("sends").map { (f: Field) throws(PresetError) in try decodeSends(f) } ?? []
                 try o.finish()
-                groups.append(GroupSpec(id: id, chain: chain, volume: volume, mute: mute, path: path))
+                groups.append(GroupSpec(id: id, chain: chain, volume: volume, mute: mute, sends: sends, path: path))
+            }
+        }
+        var auxes: [AuxSpec] = []
+        if let auxField = try g.optional("auxes") {
+            for (i, item) in try auxField.array().enumerated() {
+                let path = "\(auxField.path)[\(i)]"
+                var o = try ObjectReader(item, path: path)
+                let id = try uniqueID(try o.required("id"))
+                let chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
+                let volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+                let mute = try o.optional("mute")?.bool() ?? false
+                let destination = try o.optional("to")?.oneOf(AuxSpec.Destination.self) ?? .master
+                try o.finish()
+                auxes.append(AuxSpec(id: id, chain: chain, volume: volume, mute: mute, destination: destination, path: path))
+            }
+        }
+        for sends in channels.map(\.sends) + groups.map(\.sends) {
+            var seen = Set<String>()
+            for send in sends {
+                guard auxes.contains(where: { $0.id == send.aux }) else {
+                    throw PresetError(path: send.path + ".aux", "no aux bus with id \"\(send.aux)\" (auxes: \(auxes.isEmpty ? "none" : auxes.map(\.id).joined(separator: ", ")))")
+                }
+                guard seen.insert(send.aux).inserted else { throw PresetError(path: send.path + ".aux", "a second send to \"\(send.aux)\"") }
             }
         }
         for (i, c) in channels.enumerated() {
@@ -166,7 +191,7 @@ public enum PresetDecoder {
             master.pan = try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0
             if let f = try o.optional("id") {
                 let id = try f.string()
-                let taken = channels.map(\.id) + groups.map(\.id)
+                let taken = channels.map(\.id) + groups.map(\.id) + auxes.map(\.id)
                 guard !id.isEmpty, !id.contains("."), !taken.contains(id) else {
                     throw PresetError(path: f.path, "\"\(id)\" cannot name the master bus (empty, with a dot, or a channel's or group's id)")
                 }
@@ -175,7 +200,22 @@ public enum PresetDecoder {
             try o.finish()
         }
         try g.finish()
-        return GraphSpec(channels: channels, groups: groups, master: master)
+        return GraphSpec(channels: channels, groups: groups, auxes: auxes, master: master)
+    }
+
+    /// A channel's or group's `sends`: `[{"aux": id, "level": 0…1, "pre": bool}]`.
+    static func decodeSends(_ field: Field) throws(PresetError) -> [SendSpec] {
+        var sends: [SendSpec] = []
+        for (i, item) in try field.array().enumerated() {
+            let path = "\(field.path)[\(i)]"
+            var o = try ObjectReader(item, path: path)
+            let aux = try o.required("aux").string()
+            let level = try o.optional("level")?.number(in: ParameterRanges.volume, unit: "") ?? 1
+            let pre = try o.optional("pre")?.bool() ?? false
+            try o.finish()
+            sends.append(SendSpec(aux: aux, level: level, preFader: pre, path: path))
+        }
+        return sends
     }
 
     /// The player object, and its `volume` and `pan` fields if given (they set the channel's).

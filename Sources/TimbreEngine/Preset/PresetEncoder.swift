@@ -46,6 +46,7 @@ public enum PresetEncoder {
             if c.mute { o["mute"] = .bool(true) }
             if c.solo { o["solo"] = .bool(true) }
             if let group = c.group { o["group"] = .string(group) }
+            if !c.sends.isEmpty { o["sends"] = encode(c.sends) }
             return .object(o)
         }
         var graph: [String: JSONValue] = ["channels": .array(channels)]
@@ -54,6 +55,15 @@ public enum PresetEncoder {
                 var o: [String: JSONValue] = ["id": .string(gr.id), "volume": .number(gr.volume)]
                 if !gr.chain.isEmpty { o["chain"] = encode(gr.chain) }
                 if gr.mute { o["mute"] = .bool(true) }
+                if !gr.sends.isEmpty { o["sends"] = encode(gr.sends) }
+                return .object(o)
+            })
+        }
+        if !g.auxes.isEmpty {
+            graph["auxes"] = .array(g.auxes.map { a in
+                var o: [String: JSONValue] = ["id": .string(a.id), "volume": .number(a.volume), "to": .string(a.destination.rawValue)]
+                if !a.chain.isEmpty { o["chain"] = encode(a.chain) }
+                if a.mute { o["mute"] = .bool(true) }
                 return .object(o)
             })
         }
@@ -63,5 +73,13 @@ public enum PresetEncoder {
         if !g.master.chain.isEmpty { master["chain"] = encode(g.master.chain) }
         graph["master"] = .object(master)
         return .object(graph)
+    }
+
+    static func encode(_ sends: [SendSpec]) -> JSONValue {
+        .array(sends.map { s in
+            var o: [String: JSONValue] = ["aux": .string(s.aux), "level": .number(s.level)]
+            if s.preFader { o["pre"] = .bool(true) }
+            return .object(o)
+        })
     }
 }

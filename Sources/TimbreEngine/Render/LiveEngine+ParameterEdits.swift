@@ -87,8 +87,8 @@ extension LiveEngine {
         return walks.count + values.count + settingsMoves.count
     }
 
-    /// The graph's own values that changed — channel and group volumes (with mute and solo,
-    /// as their mix gains), channel pans, the master's volume and pan — as the plan's motions to
+    /// The graph's own values that changed — channel, group and aux volumes (with mute and
+    /// solo, as their mix gains), send levels, channel pans, the master's volume and pan — as the plan's motions to
     /// set; nil when anything else of the preset but its nodes changed, or a value has no motion
     /// (the master's pan kernel exists only when the pan is not 0).
     func graphMoves(to next: Preset) -> [(ValueMotion, Double)]? {
@@ -102,6 +102,14 @@ extension LiveEngine {
             same.channels[k].mute = b.channels[k].mute; same.channels[k].solo = b.channels[k].solo
         }
         for k in same.groups.indices where k < b.groups.count { same.groups[k].volume = b.groups[k].volume; same.groups[k].mute = b.groups[k].mute }
+        for k in same.auxes.indices where k < b.auxes.count { same.auxes[k].volume = b.auxes[k].volume; same.auxes[k].mute = b.auxes[k].mute }
+        // Send levels move; which sends there are, and pre or post, is structure.
+        func levels(_ x: [SendSpec], _ y: [SendSpec]) -> [SendSpec] {
+            guard x.count == y.count else { return x }
+            return zip(x, y).map { var s = $0; s.level = $1.level; return s }
+        }
+        for k in same.channels.indices where k < b.channels.count { same.channels[k].sends = levels(same.channels[k].sends, b.channels[k].sends) }
+        for k in same.groups.indices where k < b.groups.count { same.groups[k].sends = levels(same.groups[k].sends, b.groups[k].sends) }
         same.master.volume = b.master.volume; same.master.pan = b.master.pan
         var candidate = preset
         candidate.form = .graph(same)
@@ -114,11 +122,23 @@ extension LiveEngine {
             return true
         }
         let soloA = a.channels.contains { $0.solo }, soloB = b.channels.contains { $0.solo }
+        /// A path's sends: each one's gain, its level (times the fader after it for a post-fader send).
+        func sends(_ id: String, _ x: [SendSpec], _ y: [SendSpec], _ gx: Double, _ gy: Double) -> Bool {
+            for (sx, sy) in zip(x, y) {
+                let from = Double(Float(sx.level * (sx.preFader ? 1 : gx))), to = Double(Float(sy.level * (sy.preFader ? 1 : gy)))
+                guard move("send:\(id):\(sy.aux)", from, to) else { return false }
+            }
+            return true
+        }
         for (x, y) in zip(a.channels, b.channels) {
             let gx = !x.mute && (!soloA || x.solo) ? Double(Float(x.volume)) : 0, gy = !y.mute && (!soloB || y.solo) ? Double(Float(y.volume)) : 0
-            guard move("mix:\(y.id)", gx, gy), move("pan:\(y.id)", x.pan, y.pan) else { return nil }
+            guard move("mix:\(y.id)", gx, gy), move("pan:\(y.id)", x.pan, y.pan), sends(y.id, x.sends, y.sends, gx, gy) else { return nil }
         }
         for (x, y) in zip(a.groups, b.groups) {
+            let gx = x.mute ? 0 : Double(Float(x.volume)), gy = y.mute ? 0 : Double(Float(y.volume))
+            guard move("mix:\(y.id)", gx, gy), sends(y.id, x.sends, y.sends, gx, gy) else { return nil }
+        }
+        for (x, y) in zip(a.auxes, b.auxes) {
             guard move("mix:\(y.id)", x.mute ? 0 : Double(Float(x.volume)), y.mute ? 0 : Double(Float(y.volume))) else { return nil }
         }
         guard move("master:volume", a.master.volume, b.master.volume), move("master:pan", a.master.pan, b.master.pan) else { return nil }
@@ -179,6 +199,7 @@ extension Preset {
         case .graph(var g):
             for k in g.channels.indices { g.channels[k].chain = take(g.channels[k].chain.count) }
             for k in g.groups.indices { g.groups[k].chain = take(g.groups[k].chain.count) }
+            for k in g.auxes.indices { g.auxes[k].chain = take(g.auxes[k].chain.count) }
             g.master.chain = take(g.master.chain.count)
             copy.form = .graph(g)
         }
