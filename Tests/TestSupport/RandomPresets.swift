@@ -78,6 +78,26 @@ public struct RandomPresets {
         }
         // The RMS detector's window only with it (the decoder refuses a window on a peak detector).
         if object["window"] != nil, (object["detector"] as? String) != "rms" { object["detector"] = "rms" }
+        // Routing nodes as a user writes them for a mono or stereo chain: one or two driver
+        // outputs with one form of delay each; a matrix from its first input to one to four
+        // outputs. (Other counts are refused by path, which the caller also checks.)
+        if type == "drivers" {
+            let items = (object["outputs"] as? [[String: Any]] ?? [[:]])
+            object["outputs"] = (0..<(rng.chance(0.5) ? 1 : 2)).map { k -> [String: Any] in
+                var item = items.isEmpty ? [:] : items[k % items.count]
+                let delays = ["delay", "delaySamples", "delayMm"].filter { item[$0] != nil }
+                for key in delays.dropFirst() { item[key] = nil }
+                return item
+            }
+        }
+        if type == "matrix" {
+            let outputs = 1 + Int(rng.next() % 4)
+            object["outputs"] = outputs
+            object["labels"] = nil
+            object["routes"] = (0..<Int(rng.next() % 4)).map { _ in
+                ["from": 0, "to": Int(rng.next() % UInt64(outputs)), "gain": (rng.unit() * 40 - 30), "invert": rng.chance(0.3), "mute": rng.chance(0.1)] as [String: Any]
+            }
+        }
         return object
     }
 

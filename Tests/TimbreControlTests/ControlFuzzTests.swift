@@ -34,7 +34,8 @@ import TimbreTestSupport
         }
         print("OSC fuzz: 100000 datagrams, \(applied) applied, \(rejected) rejected, longest message \(longest) characters")
         #expect(applied + rejected >= 99_000)
-        #expect(longest < 400, "messages stay short")
+        // The longest is an unknown node type's, which lists every kind (43 names).
+        #expect(longest < 600, "messages stay short")
 
         var lineApplied = 0, lineRejected = 0
         let alphabet = Array("setbypassloadinsertremovestatus .[]0123456789-+eE.naninfx\t{}\":,\u{FFFD}é\u{0}")

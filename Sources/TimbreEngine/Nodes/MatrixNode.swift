@@ -39,6 +39,8 @@ package enum MatrixNode: NodeDefinition {
 
     package static let parameterSpecs = [
         ParameterSpec("outputs", range: 1...Double(NodeLowering.maximumChannels), wholeNumber: true, in: ["matrixNode"]),
+        ParameterSpec("routes[].from", range: 0...Double(NodeLowering.maximumChannels - 1), wholeNumber: true, in: ["matrixNode"]),
+        ParameterSpec("routes[].to", range: 0...Double(NodeLowering.maximumChannels - 1), wholeNumber: true, in: ["matrixNode"]),
         ParameterSpec("routes[].gain", unit: "dB", range: gainRange, default: 0, scale: .decibel, movesLive: true, in: ["matrixNode"]),
     ]
 
