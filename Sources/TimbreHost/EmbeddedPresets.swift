@@ -118,6 +118,35 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("monitor-mix", #"""
+{
+  "version": 1,
+  "name": "Monitor mix",
+  "description": "A live desk for four inputs (vocal, guitar, keys, bass, each on its own input) into the main mix, with two pre-fader monitor mixes on outputs of their own (the singer's wedge, mostly vocal; the guitarist's, mostly guitar and bass) and a plate reverb on the vocal returned into the main mix. Six outputs: main L R, singer L R, guitarist L R. The front-of-house faders and mutes do not move the monitor mixes; set vocal.sends[0].level moves the singer's vocal live.",
+  "graph": {
+    "channels": [
+      { "id": "vocal", "input": [0], "volume": 0.9,
+        "chain": [ { "type": "highpass", "id": "vocal-hpf", "frequency": 100, "slope": 24 },
+                   { "type": "compressor", "id": "vocal-comp", "threshold": -20, "ratio": 3 } ],
+        "sends": [ { "aux": "singer", "level": 0.9, "pre": true }, { "aux": "guitarist", "level": 0.4, "pre": true }, { "aux": "verb", "level": 0.3 } ] },
+      { "id": "guitar", "input": [1], "pan": -0.3, "volume": 0.7,
+        "chain": [ { "type": "highpass", "id": "guitar-hpf", "frequency": 80 } ],
+        "sends": [ { "aux": "singer", "level": 0.3, "pre": true }, { "aux": "guitarist", "level": 0.9, "pre": true } ] },
+      { "id": "keys", "input": [2], "pan": 0.3, "volume": 0.6,
+        "sends": [ { "aux": "singer", "level": 0.3, "pre": true }, { "aux": "guitarist", "level": 0.3, "pre": true } ] },
+      { "id": "bass", "input": [3], "volume": 0.8,
+        "chain": [ { "type": "highpass", "id": "bass-hpf", "frequency": 35 } ],
+        "sends": [ { "aux": "guitarist", "level": 0.5, "pre": true } ] }
+    ],
+    "auxes": [
+      { "id": "singer", "to": "outputs", "chain": [ { "type": "highpass", "id": "singer-hpf", "frequency": 120 }, { "type": "limiter", "id": "singer-lim", "ceiling": -3 } ] },
+      { "id": "guitarist", "to": "outputs", "chain": [ { "type": "limiter", "id": "guitarist-lim", "ceiling": -3 } ] },
+      { "id": "verb", "to": "master", "chain": [ { "type": "reverb", "id": "plate", "room": "plate", "mix": 100 } ] }
+    ],
+    "master": { "id": "main", "volume": 0.9, "chain": [ { "type": "limiter", "id": "main-lim", "ceiling": -1 } ] }
+  }
+}
+"""#),
         ("podcast-clean", #"""
 {
   "version": 1,
@@ -208,6 +237,17 @@ package enum EmbeddedPresets {
     ],
     "master": { "volume": 0.9, "chain": [ { "type": "highpass", "id": "master-subsonic", "frequency": 25, "slope": 24 } ] }
   }
+}
+"""#),
+        ("surround-delivery", #"""
+{
+  "version": 1,
+  "name": "Surround delivery",
+  "description": "5.1 or 7.1 stems to a broadcast loudness: a 20 Hz subsonic cut on every channel and a true-peak limiter linked across all of them at -2 dBTP (inside both EBU R 128's -1 and ATSC A/85's -2). Use with --normalize -23 (EBU R 128) or --normalize -24 (ATSC A/85): the gain goes in front of the limiter, the loudness is measured per ITU-R BS.1770 (surrounds +1.5 dB, LFE left out) and the file keeps its channel layout.",
+  "chain": [
+    { "type": "highpass", "id": "subsonic", "frequency": 20, "slope": 24 },
+    { "type": "limiter", "id": "ceiling", "ceiling": -2 }
+  ]
 }
 """#),
         ("taae-10band", #"""
@@ -1127,6 +1167,33 @@ package enum EmbeddedPresets {
               "group": {
                 "type": "string",
                 "description": "id of a group; default the master bus"
+              },
+              "sends": {
+                "type": "array",
+                "description": "Sends to aux buses: level 0…1 (as a volume), pre true to take it before the volume and mute (monitor mixes), else after them.",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "aux"
+                  ],
+                  "properties": {
+                    "aux": {
+                      "type": "string",
+                      "description": "id of an aux bus"
+                    },
+                    "level": {
+                      "type": "number",
+                      "minimum": 0,
+                      "maximum": 1,
+                      "default": 1
+                    },
+                    "pre": {
+                      "type": "boolean",
+                      "default": false
+                    }
+                  }
+                }
               }
             },
             "not": {
@@ -1178,6 +1245,70 @@ package enum EmbeddedPresets {
               "mute": {
                 "type": "boolean",
                 "default": false
+              },
+              "sends": {
+                "type": "array",
+                "description": "Sends to aux buses: level 0…1 (as a volume), pre true to take it before the volume and mute (monitor mixes), else after them.",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "aux"
+                  ],
+                  "properties": {
+                    "aux": {
+                      "type": "string",
+                      "description": "id of an aux bus"
+                    },
+                    "level": {
+                      "type": "number",
+                      "minimum": 0,
+                      "maximum": 1,
+                      "default": 1
+                    },
+                    "pre": {
+                      "type": "boolean",
+                      "default": false
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "auxes": {
+          "type": "array",
+          "description": "Aux buses (stereo) fed by sends: each runs its chain and volume, then goes into the master before its chain (to: master, effect returns) or to two outputs of its own after the master's (to: outputs, monitor mixes; named <id> L and <id> R).",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "id"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "minLength": 1
+              },
+              "chain": {
+                "$ref": "#/$defs/chain"
+              },
+              "volume": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "default": 1
+              },
+              "mute": {
+                "type": "boolean",
+                "default": false
+              },
+              "to": {
+                "enum": [
+                  "master",
+                  "outputs"
+                ],
+                "default": "master"
               }
             }
           }

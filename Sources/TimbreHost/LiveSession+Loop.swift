@@ -45,7 +45,7 @@ extension LiveSession {
     func start() {
         loop.watchedDate = Self.modificationDate(options.preset)
         loop.fileDocument = host.engine.document
-        say("ready: \(host.jack.name) \(options.inputs) in / \(host.outputPortNames.count) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
+        say("ready: \(host.jack.name) \(host.inputPortNames.count) in / \(host.outputPortNames.count) out at \(host.jack.sampleRate) Hz, buffer \(host.bufferSize); preset \(host.engine.preset.name)"
             + (options.oscPort.map { "; OSC on 127.0.0.1:\($0)" } ?? "") + (options.controlSocket.map { "; control socket \($0)" } ?? "")
             + (host.midiPortName.map { "; MIDI in \($0)" } ?? ""))
         if let web {

@@ -28,7 +28,8 @@ public final class LiveSession {
         /// A preset file or a shipped preset's name.
         public var preset: String
         public var clientName = "timbre"
-        public var inputs = 2
+        /// Input ports: nil for as many as the preset's graph reads, at least two.
+        public var inputs: Int? = nil
         /// Output ports: nil for the preset's own outputs (a crossover's bands), at least two.
         public var outputs: Int? = nil
         /// Ports to connect to the inputs and from the outputs, in order.
@@ -83,7 +84,7 @@ public final class LiveSession {
     /// `reportWarning` its warnings (NaN reaching the output).
     public init(_ options: Options, say: @escaping (String) -> Void, reportError: @escaping (String) -> Void,
                 reportWarning: ((String) -> Void)? = nil) throws(HostError) {
-        guard (0...64).contains(options.inputs), (1...64).contains(options.outputs ?? 1) else {
+        guard (0...64).contains(options.inputs ?? 2), (1...64).contains(options.outputs ?? 1) else {
             throw .usage("--inputs must be 0…64 (0: a graph of players only) and --outputs 1…64")
         }
         if let p = options.oscPort, !(1...65535).contains(p) { throw .usage("--osc-port \(p) is out of range (allowed 1…65535)") }
@@ -112,7 +113,8 @@ public final class LiveSession {
         let (document, label) = try PresetLoader.loadDocument(options.preset)
         let directory = FileManager.default.fileExists(atPath: options.preset) ? URL(fileURLWithPath: options.preset).deletingLastPathComponent().path : nil
         do {
-            return try JackHost(name: options.clientName, document: document, inputs: options.inputs, outputs: options.outputs, midiInput: options.midi,
+            let inputs = options.inputs ?? max(2, (try? PresetDecoder.decode(document))?.inputChannelsUsed ?? 0)
+            return try JackHost(name: options.clientName, document: document, inputs: inputs, outputs: options.outputs, midiInput: options.midi,
                                 host: .files(in: directory, plugins: PluginHost.loader))
         } catch let e as PresetError {
             throw .usage("\(label): \(e)")
@@ -122,7 +124,7 @@ public final class LiveSession {
     }
 
     func connectPorts() {
-        for (k, port) in options.connectInputs.enumerated() where k < options.inputs {
+        for (k, port) in options.connectInputs.enumerated() where k < host.inputPortNames.count {
             do { try host.jack.connect(port, host.inputPortNames[k]) } catch { reportError("\(error)") }
         }
         for (k, port) in options.connectOutputs.enumerated() where k < host.outputPortNames.count {

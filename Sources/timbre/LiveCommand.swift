@@ -74,7 +74,7 @@ struct LiveCommand: ParsableCommand {
 
     @Option(name: .long, help: "Preset JSON file or shipped preset name.") var preset: String
     @Option(name: .long, help: "JACK client name.") var name: String = "timbre"
-    @Option(name: .long, help: "Number of input ports (0 for a graph of players only).") var inputs: Int = 2
+    @Option(name: .long, help: "Number of input ports (0 for a graph of players only; default: what the preset reads, at least 2).") var inputs: Int?
     @Option(name: .long, help: "Number of output ports (default: the preset's outputs, at least 2).") var outputs: Int?
     @Option(name: .long, help: "Ports to connect to our inputs, comma-separated, in order.") var connectInputs: String?
     @Option(name: .long, help: "Ports to connect our outputs to, comma-separated, in order.") var connectOutputs: String?

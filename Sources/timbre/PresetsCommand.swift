@@ -112,14 +112,15 @@ struct PresetsCommand: ParsableCommand {
             abstract: "Draw a preset's routing: inputs, channels, groups, master, outputs (SVG, PNG).",
             discussion: "The outputs are the compiled preset's (a crossover's bands, named as the preset names them).")
         @Argument(help: "A preset file or a shipped preset's name.") var preset: String
-        @Option(name: .long, help: "Host inputs a chain preset gets (default 2).") var inputs = 2
+        @Option(name: .long, help: "Host inputs (default: what the preset reads, at least 2).") var inputs: Int?
         @Option(name: .long, help: "Write the picture as SVG.") var svg: String?
         @Option(name: .long, help: "Write the picture as PNG (needs rsvg-convert).") var png: String?
 
         func run() throws {
             guard svg != nil || png != nil else { throw HostError.usage("give --svg FILE and/or --png FILE") }
-            guard (1...64).contains(inputs) else { throw HostError.usage("--inputs \(inputs) is out of range (allowed 1…64)") }
             let (p, _) = try PresetLoader.load(preset)
+            let inputs = self.inputs ?? max(2, p.inputChannelsUsed)
+            guard (1...64).contains(inputs) else { throw HostError.usage("--inputs \(inputs) is out of range (allowed 1…64)") }
             let plan = try PresetLoader.compiled(p, argument: preset, sampleRate: 48_000, inputChannelCount: inputs)
             try RoutingDiagram(preset: p, inputChannelCount: inputs, outputChannelCount: plan.outputChannelCount, outputNames: plan.outputChannelNames)
                 .write(svg: svg, png: png)

@@ -113,6 +113,44 @@ import TimbreTestSupport
 }
 
 extension SurroundFileTests {
+    /// The shipped `surround-delivery` preset on 5.1 and 7.1: to −23 LUFS (EBU R 128) and −24
+    /// (ATSC A/85) as libebur128 (and for 5.1 ffmpeg) measure the output, true peak at most −2 dBTP
+    /// (libebur128's), the layout kept.
+    @Test(arguments: [("5.1", -23.0), ("5.1", -24.0), ("7.1", -24.0)])
+    func surroundDeliveryPreset(layout: String, target: Double) throws {
+        let d = try CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let levels: [Double] = layout == "5.1" ? [-12, -12, -14, -6, -18, -18] : [-12, -12, -14, -6, -18, -18, -20, -20]
+        let path = try Self.make(d, layout: layout, levelsDB: levels)
+        let out = d + "/delivery.wav"
+        let r = try CLI.run(["render", path, "-o", out, "--preset", "surround-delivery", "--normalize", "\(target)", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let types: [channel] = layout == "5.1"
+            ? [EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_LEFT_SURROUND, EBUR128_RIGHT_SURROUND]
+            : [EBUR128_LEFT, EBUR128_RIGHT, EBUR128_CENTER, EBUR128_UNUSED, EBUR128_Mp135, EBUR128_Mm135, EBUR128_Mp090, EBUR128_Mm090]
+        let reached = try Self.libebur128(out, channels: types), theirs = try Self.ffmpeg(out)
+        let peak = try Self.truePeak(out, channels: types.count)
+        print(String(format: "surround-delivery %@ to %.0f LUFS: libebur128 %.2f LUFS, ffmpeg %.1f LUFS, true peak %.2f dBTP; layout %@", layout, target, reached, theirs, peak, try Self.probeLayout(out)))
+        #expect(abs(reached - target) <= 0.1)
+        // (ffmpeg weighs 7.1's back pair as surrounds, so it reads 7.1 louder: 5.1 only.)
+        if layout == "5.1" { #expect(abs(theirs - target) <= 0.2) }
+        #expect(peak <= -2 + 0.05)
+        #expect(try Self.probeLayout(out) == (layout == "5.1" ? "5.1" : "7.1"))
+    }
+
+    /// libebur128's true peak over every channel of `path`, dBTP.
+    static func truePeak(_ path: String, channels: Int) throws -> Double {
+        let raw = path + ".peak.f32"
+        try CLI.tool(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", path, "-f", "f32le", raw])
+        let samples = (FileManager.default.contents(atPath: raw) ?? Data()).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var st = ebur128_init(UInt32(channels), UInt(rate), Int32(EBUR128_MODE_TRUE_PEAK.rawValue))
+        defer { ebur128_destroy(&st) }
+        _ = samples.withUnsafeBufferPointer { ebur128_add_frames_float(st, $0.baseAddress, samples.count / channels) }
+        var worst = 0.0
+        for c in 0..<channels { var p = 0.0; ebur128_true_peak(st, UInt32(c), &p); worst = max(worst, p) }
+        return 20 * log10(worst)
+    }
+
     /// Ogg Vorbis and Opus fix their own channel order (L C R BL BR LFE for 5.1): a 5.1 WAV
     /// with a tone in its centre only, rendered to Ogg, decodes in ffmpeg with the tone in FC;
     /// an Ogg ffmpeg made reads back with it in channel 3, where WAV keeps the centre.

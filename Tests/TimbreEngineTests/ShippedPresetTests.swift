@@ -23,7 +23,7 @@ import TimbreEngine
         for url in Self.files {
             let p = try PresetDecoder.decode(contentsOf: url)
             for rate in [44100.0, 48000, 96000] {
-                _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: rate, inputChannelCount: 2, maxBlockFrames: 256))
+                _ = try RenderPlan(preset: p, format: RenderFormat(sampleRate: rate, inputChannelCount: max(2, p.inputChannelsUsed), maxBlockFrames: 256))
             }
         }
     }

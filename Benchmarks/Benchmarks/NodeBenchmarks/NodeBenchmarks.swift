@@ -175,8 +175,10 @@ let benchmarks: @Sendable () -> Void = {
     }
     // Whole shipped presets (graphs mix their channels: this is where mix nodes are measured).
     for (name, json) in shippedPresets() {
+        // A graph reading more than two inputs (monitor-mix) gets them.
+        let channels = max(2, (try? PresetDecoder.decode(Data(json.utf8)))?.inputChannelsUsed ?? 0)
         for block in blockSizes {
-            register(name, channels: 2, block: block) { Fixture(presetJSON: json, channels: 2, blockFrames: block) }
+            register(name, channels: channels, block: block) { Fixture(presetJSON: json, channels: channels, blockFrames: block) }
         }
     }
 

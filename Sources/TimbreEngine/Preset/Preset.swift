@@ -35,6 +35,13 @@ public struct Preset: Sendable, Equatable {
         }
     }
 
+    /// The host inputs a graph's channels read (one past the highest `input` index; 0 for a
+    /// chain, which takes whatever it is given): what a host opens by default.
+    public var inputChannelsUsed: Int {
+        guard case .graph(let g) = form else { return 0 }
+        return g.channels.compactMap { c -> Int? in if case .inputs(let i) = c.source { i.max().map { $0 + 1 } } else { nil } }.max() ?? 0
+    }
+
     /// Every id a live command can address: nodes, and a graph's channels and groups.
     public var allIDs: [String] {
         var ids = allNodes.compactMap(\.id)

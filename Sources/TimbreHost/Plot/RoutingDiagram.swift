@@ -22,14 +22,14 @@ package struct RoutingDiagram {
     var boxes: [Box] = []
     var arrows: [Arrow] = []
 
-    static let lineHeight = 17.0, charWidth = 7.0, columnGap = 70.0, rowGap = 18.0, margin = 24.0, top = 64.0
+    static let lineHeight = 17.0, charWidth = 7.0, columnGap = 90.0, rowGap = 18.0, margin = 24.0, top = 64.0
 
     /// The picture of `preset` compiled for `inputChannelCount` host inputs; `outputNames`:
     /// the compiled plan's output channel names and count.
     package init(preset: Preset, inputChannelCount: Int, outputChannelCount: Int, outputNames: [String]?) {
         title = "Routing of \(preset.name)"
         func add(_ box: Box) -> Int { boxes.append(box); return boxes.count - 1 }
-        let inputColour = "#e8f1fb", chainColour = "#fff6e0", busColour = "#eef8ec", outputColour = "#f3ecfb"
+        let inputColour = "#e8f1fb", chainColour = "#fff6e0", busColour = "#eef8ec", auxColour = "#fdecea", outputColour = "#f3ecfb"
         var outputColumn = 0
         var finalBox = 0
         switch preset.form {
@@ -56,6 +56,7 @@ package struct RoutingDiagram {
                 let s = add(Box(title: source, lines: [], colour: inputColour, column: 0))
                 var lines = ch.chain.flatMap { Self.wrapped($0.summary) }
                 lines.append("volume \(JSONValue.number(ch.volume).brief), pan \(JSONValue.number(ch.pan).brief)\(ch.mute ? ", muted" : "")\(ch.solo ? ", solo" : "")")
+                if !ch.sends.isEmpty { lines.append(Self.sendsLine(ch.sends)) }
                 let c = add(Box(title: "channel \(ch.id)", lines: lines, colour: chainColour, column: 1))
                 arrows.append(Arrow(from: s, to: c, label: nil))
                 channelBoxes[ch.id] = c
@@ -63,13 +64,29 @@ package struct RoutingDiagram {
             for g in graph.groups {
                 var lines = g.chain.flatMap { Self.wrapped($0.summary) }
                 lines.append("volume \(JSONValue.number(g.volume).brief)\(g.mute ? ", muted" : "")")
+                if !g.sends.isEmpty { lines.append(Self.sendsLine(g.sends)) }
                 groupBoxes[g.id] = add(Box(title: "group \(g.id)", lines: lines, colour: busColour, column: 2))
+            }
+            let auxColumn = graph.groups.isEmpty ? 2 : 3
+            var auxBoxes: [String: Int] = [:]
+            for a in graph.auxes {
+                var lines = a.chain.flatMap { Self.wrapped($0.summary) }
+                lines.append("volume \(JSONValue.number(a.volume).brief)\(a.mute ? ", muted" : "")")
+                auxBoxes[a.id] = add(Box(title: "aux \(a.id)", lines: lines, colour: auxColour, column: auxColumn))
             }
             var masterLines = graph.master.chain.flatMap { Self.wrapped($0.summary) }
             masterLines.append("volume \(JSONValue.number(graph.master.volume).brief)\(graph.master.pan != 0 ? ", pan \(JSONValue.number(graph.master.pan).brief)" : "")")
-            finalBox = add(Box(title: graph.master.id, lines: masterLines, colour: busColour, column: graph.groups.isEmpty ? 2 : 3))
+            finalBox = add(Box(title: graph.master.id, lines: masterLines, colour: busColour, column: graph.auxes.isEmpty ? auxColumn : auxColumn + 1))
             for ch in graph.channels { arrows.append(Arrow(from: channelBoxes[ch.id]!, to: ch.group.flatMap { groupBoxes[$0] } ?? finalBox, label: nil)) }
             for g in graph.groups { arrows.append(Arrow(from: groupBoxes[g.id]!, to: finalBox, label: nil)) }
+            // Sends (dashed, with their level), and the returns into the master.
+            for (id, sends) in graph.channels.map({ ($0.id, $0.sends) }) + graph.groups.map({ ($0.id, $0.sends) }) {
+                let from = channelBoxes[id] ?? groupBoxes[id]!
+                for send in sends {
+                    arrows.append(Arrow(from: from, to: auxBoxes[send.aux]!, label: nil, dashed: true))
+                }
+            }
+            for a in graph.auxes where a.destination == .master { arrows.append(Arrow(from: auxBoxes[a.id]!, to: finalBox, label: nil)) }
             // Keys: a compressor or gate listening to another channel or group.
             let holders = graph.channels.map { ($0.chain, channelBoxes[$0.id]!) } + graph.groups.map { ($0.chain, groupBoxes[$0.id]!) } + [(graph.master.chain, finalBox)]
             for (chain, box) in holders {
@@ -80,12 +97,27 @@ package struct RoutingDiagram {
             }
             outputColumn = boxes[finalBox].column + 1
         }
+        // The master's outputs, then each aux's with outputs of its own (two each, in order).
+        var feeders = [Int](repeating: finalBox, count: outputChannelCount)
+        if case .graph(let graph) = preset.form {
+            let separate = graph.auxes.filter { $0.destination == .outputs }
+            let masterCount = outputChannelCount - 2 * separate.count
+            for (j, a) in separate.enumerated() {
+                let box = boxes.firstIndex { $0.title == "aux \(a.id)" }!
+                for c in 0..<2 where masterCount + 2 * j + c < outputChannelCount { feeders[masterCount + 2 * j + c] = box }
+            }
+        }
         for k in 0..<outputChannelCount {
             let name = outputNames.flatMap { k < $0.count ? $0[k] : nil }
             let o = add(Box(title: "out_\(k + 1)" + (name.map { ": \($0)" } ?? ""), lines: [], colour: outputColour, column: outputColumn))
-            arrows.append(Arrow(from: finalBox, to: o, label: nil))
+            arrows.append(Arrow(from: feeders[k], to: o, label: nil))
         }
         layOut()
+    }
+
+    /// `sends: singer 0.9 pre, verb 0.3` (the dashed arrows' levels).
+    static func sendsLine(_ sends: [SendSpec]) -> String {
+        "sends: " + sends.map { "\($0.aux) \(JSONValue.number($0.level).brief)\($0.preFader ? " pre" : "")" }.joined(separator: ", ")
     }
 
     /// A node's summary as lines: a long list (the drivers' outputs) one item per line.
@@ -159,7 +191,8 @@ package struct RoutingDiagram {
                 let x1 = f.x + f.width, y1 = f.y + f.height / 2, x2 = t.x, y2 = t.y + t.height / 2
                 let bend = max(20, (x2 - x1) / 2)
                 path = "M\(x1),\(y1) C\(x1 + bend),\(y1) \(x2 - bend),\(y2) \(x2),\(y2)"
-                labelAt = ((x1 + x2) / 2, (y1 + y2) / 2 - 4)
+                // Near the arrow's end, where sends into one aux fan in apart.
+                labelAt = (x1 + 0.8 * (x2 - x1), y1 + 0.8 * (y2 - y1) - 4)
             }
             svg += "<path d=\"\(path)\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.4\"\(dash) marker-end=\"url(#arrow)\"/>\n"
             if let label = a.label {
