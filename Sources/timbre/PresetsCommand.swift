@@ -110,6 +110,7 @@ struct PresetsCommand: ParsableCommand {
     struct Diagram: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Draw a preset's routing: inputs, channels, groups, master, outputs (SVG, PNG).",
+            usage: "timbre presets diagram <preset> --svg <file> [--png <file>] [<options>]",
             discussion: "The outputs are the compiled preset's (a crossover's bands, named as the preset names them).")
         @Argument(help: "A preset file or a shipped preset's name.") var preset: String
         @Option(name: .long, help: "Host inputs (default: what the preset reads, at least 2).") var inputs: Int?

@@ -102,7 +102,8 @@ import TimbreEngine
         walk(defs["graph"] as? [String: Any] ?? [:], "")
         let keys = Set(GraphSources.parameterSpecs.map(\.key))
         #expect(found.count >= 15 && Set(found) == keys, "schema's graph numbers \(found.sorted()) vs the catalog's \(keys.sorted())")
-        #expect(GraphSources.parameterSpecs.filter(\.movesLive).map(\.key) == ["channels[].volume", "channels[].pan", "groups[].volume", "master.volume", "master.pan"])
+        #expect(GraphSources.parameterSpecs.filter(\.movesLive).map(\.key) == ["channels[].volume", "channels[].pan", "groups[].volume", "master.volume", "master.pan",
+                                                                                  "channels[].sends[].level", "groups[].sends[].level", "auxes[].volume"])
     }
 
     /// `learn` without a range takes the spec's: a gain node's knob range, an EQ band's

@@ -63,8 +63,8 @@ import TimbreTestSupport
         let preset = try PresetDecoder.decode(contentsOf: ShippedPresetTests.presetsDir.appendingPathComponent(name + ".json"))
         var table: [String] = []
         for rate in Self.rates {
-            // The whole preset runs (stereo noise in, finite audio out).
-            let noise = [Signals.noise(Int(rate / 4), amplitude: 0.1, seed: 1), Signals.noise(Int(rate / 4), amplitude: 0.1, seed: 2)]
+            // The whole preset runs (noise on every input it reads, finite audio out).
+            let noise = (0..<max(2, preset.inputChannelsUsed)).map { Signals.noise(Int(rate / 4), amplitude: 0.1, seed: UInt64(1 + $0)) }
             let (out, _) = try PresetRender.render(preset, input: noise, block: 512, rate: rate)
             #expect(out.allSatisfy { $0.allSatisfy(\.isFinite) }, "\(name) at \(rate) Hz: non-finite output")
             var worst = 0.0

@@ -32,11 +32,15 @@ package enum GraphSources {
         package static let groupVolume = ParameterSpec("groups[].volume", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
         package static let masterVolume = ParameterSpec("master.volume", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
         package static let masterPan = ParameterSpec("master.pan", range: ParameterRanges.pan, default: 0, movesLive: true, in: ["graph"])
+        package static let channelSendLevel = ParameterSpec("channels[].sends[].level", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
+        package static let groupSendLevel = ParameterSpec("groups[].sends[].level", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
+        package static let auxVolume = ParameterSpec("auxes[].volume", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
     }
 
     /// Every graph parameter, in schema order.
     package static let parameterSpecs: [ParameterSpec] = [
         input, Sine.frequency, Sine.level, Player.rate, Player.loops, Player.start, Player.end, Player.offset, Player.volume, Player.pan,
         Bus.channelVolume, Bus.channelPan, Bus.groupVolume, Bus.masterVolume, Bus.masterPan,
+        Bus.channelSendLevel, Bus.groupSendLevel, Bus.auxVolume,
     ]
 }
