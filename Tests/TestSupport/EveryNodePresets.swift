@@ -60,15 +60,19 @@ public enum EveryNodePresets {
     /// A graph with every graph node: input copies, a sine generator, buses cleared and
     /// mixed, a group, channel and bus chains, pans and volumes, a pitch node (so the other
     /// paths get latency-compensating delays), and a master chain ending in a 3-way crossover
-    /// and per-output alignment (six outputs).
+    /// and per-output alignment (six outputs), and aux buses fed by pre- and post-fader sends
+    /// (a return into the master, a monitor mix on two outputs of its own).
     public static let graph = """
     {"version": 1, "name": "every graph node", "graph": {
       "channels": [
-        {"id": "voice", "input": [0], "chain": [{"type": "highpass", "id": "vhp", "frequency": 80}, {"type": "eq", "id": "veq", "bands": [{"gain": 3}]}], "pan": -0.3, "group": "bus"},
+        {"id": "voice", "input": [0], "chain": [{"type": "highpass", "id": "vhp", "frequency": 80}, {"type": "eq", "id": "veq", "bands": [{"gain": 3}]}], "pan": -0.3, "group": "bus",
+         "sends": [{"aux": "mon", "level": 0.8, "pre": true}, {"aux": "fx", "level": 0.3}]},
         {"id": "tone", "generator": {"type": "sine", "frequency": 440, "level": -30}, "chain": [{"type": "pitch", "id": "tpitch", "semitones": -5}], "volume": 0.5, "pan": 0.4},
         {"id": "wide", "input": [0, 0], "chain": [{"type": "peak", "id": "wpk", "frequency": 2000, "gain": -3}], "group": "bus"}
       ],
-      "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9}],
+      "groups": [{"id": "bus", "chain": [{"type": "lowshelf", "id": "bls", "frequency": 120, "gain": 2}], "volume": 0.9, "sends": [{"aux": "mon", "level": 0.2}]}],
+      "auxes": [{"id": "mon", "to": "outputs", "chain": [{"type": "limiter", "id": "monlim", "ceiling": -3}]},
+                {"id": "fx", "chain": [{"type": "delay", "id": "fxdly", "time": 120, "feedback": 30}], "volume": 0.7}],
       "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1},
                            {"type": "compressor", "id": "mcomp", "threshold": -24, "makeup": "auto"},
                            {"type": "limiter", "id": "mlim", "ceiling": -2}, {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"},
@@ -109,8 +113,8 @@ public enum EveryNodePresets {
             case 2: commands = [.set(address: "wide.mute", value: Double(k % 2))]
             case 3: commands = [.set(address: "voice.solo", value: Double(k % 2))]
             case 4: commands = [.set(address: "bus.volume", value: Double(k % 5) / 5), .bypass(node: "wpk", on: k % 4 == 0)]
-            case 5: commands = [.set(address: "tpitch.semitones", value: Double(k % 13) - 6)]
-            default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4)]
+            case 5: commands = [.set(address: "tpitch.semitones", value: Double(k % 13) - 6), .set(address: "mon.volume", value: Double(k % 4) / 4)]
+            default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4), .set(address: "voice.sends[1].level", value: Double(k % 3) / 3)]
             }
         } else {
             switch k % 7 {
