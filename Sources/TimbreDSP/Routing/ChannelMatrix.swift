@@ -2,7 +2,7 @@
 /// its own gain (polarity as its sign, a mute as 0). Splitting a channel is two routes from it;
 /// merging is two routes into one output. In place on `max(N, M)` channels (the inputs are
 /// copied aside first). A route's gain moves in a 20 ms linear ramp when it changes
-/// (``setGains(_:)``), so a live send level or mute does not click.
+/// (``setGains(_:count:)``), so a live send level or mute does not click.
 public struct ChannelMatrix: ~Copyable, @unchecked Sendable {
     /// One route: input `from` into output `to` at `gain` (linear; negative inverts).
     public struct Route: Sendable, Equatable, Hashable {
