@@ -59,8 +59,8 @@ import TimbreTestSupport
                      during: ((TapClient) -> Void)? = nil) throws -> Recording {
         let n = signal[0].count
         let recorder = try TapClient(name: "rec", channels: outputs, player: false, length: n + extra)
-        let player = try TapClient(name: "play", channels: 2, player: true, signal: signal, length: n)
-        for k in 0..<2 { try player.jack.connect(player.portNames[k], "\(name):in_\(k + 1)") }
+        let player = try TapClient(name: "play", channels: signal.count, player: true, signal: signal, length: n)
+        for k in 0..<signal.count { try player.jack.connect(player.portNames[k], "\(name):in_\(k + 1)") }
         for k in 0..<outputs { try recorder.jack.connect("\(name):out_\(k + 1)", recorder.portNames[k]) }
         recorder.start()
         // The recorder is running once it has passed a period; then start playing.
@@ -231,6 +231,19 @@ import TimbreTestSupport
         #expect(status["outputNames"] as? [String] == ["woofer L", "woofer R", "mid L", "mid R", "tweeter L", "tweeter R"], "\(status)")
     }
 
+    /// The shipped `monitor-mix` live (#40): `timbre live` opens four input ports (what the graph
+    /// reads) and six output ports (main, and the two monitor mixes on outputs of their own) by
+    /// itself; all six recorded from jackd equal the offline render bit for bit, the limiters'
+    /// latency aligned across the main and the monitor outputs.
+    @Test func monitorMixLiveEqualsOffline() throws {
+        let n = 96000
+        let preset = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("Presets/monitor-mix.json"), encoding: .utf8)
+        let status = try Self.liveEqualsOffline(preset: preset, name: "tm", label: "monitor-mix, four inputs and six outputs",
+                                                signal: (0..<4).map { Self.noise(n, seed: UInt64(19 + $0)) }, outputs: 6)
+        #expect((status["inputs"] as? [String])?.count == 4, "\(status)")
+        #expect(status["outputNames"] as? [String] == ["main L", "main R", "singer L", "singer R", "guitarist L", "guitarist R"], "\(status)")
+    }
+
     static let threeWayChain = """
       {"type": "crossover", "id": "xo", "frequencies": [250, 2500], "order": 4},
       {"type": "drivers", "id": "drv", "outputs": [
@@ -250,20 +263,20 @@ import TimbreTestSupport
     /// server can mark a cycle late for reasons of its own: a run with xruns is printed and run
     /// once more on a fresh server, and the second must have none.
     @discardableResult
-    static func liveEqualsOffline(chain: String, name: String, label: String, signal: [[Float]], outputs: Int = 2) throws -> [String: Any] {
-        var status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal, outputs: outputs)
+    static func liveEqualsOffline(chain: String = "", preset: String? = nil, name: String, label: String, signal: [[Float]], outputs: Int = 2) throws -> [String: Any] {
+        var status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs)
         if let xruns = status["xruns"] as? Int, xruns > 0 {
             print("JACK live vs offline, \(label): the server reported \(xruns) xruns (DSP load \(status["dspLoadPercent"] ?? "?") %); once more on a fresh server")
-            status = try liveEqualsOfflineOnce(chain: chain, name: name, label: label, signal: signal, outputs: outputs)
+            status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs)
         }
         #expect(status["xruns"] as? Int == 0, "xruns in two runs: \(status)")
         return status
     }
 
-    private static func liveEqualsOfflineOnce(chain: String, name: String, label: String, signal: [[Float]], outputs: Int) throws -> [String: Any] {
+    private static func liveEqualsOfflineOnce(chain: String, preset: String?, name: String, label: String, signal: [[Float]], outputs: Int) throws -> [String: Any] {
         let server = try JackServer()
         defer { server.stop() }
-        let json = #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
+        let json = preset ?? #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
         let live = try LiveProcess(["--preset", writePreset(json), "--name", name])
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
         let n = signal[0].count
