@@ -95,7 +95,7 @@ public struct TruePeakLimiter: ~Copyable, @unchecked Sendable {
         // non-copyable value with a deinit made the optimiser destroy members not yet made
         // (a release build freed the detector's garbage pointers).
         precondition(channelCount >= 1 && maximumBlockFrames >= 1)
-        let lookahead = max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
+        let lookahead = Self.lookaheadFrames(settings, sampleRate: sampleRate)
         // A peak found at frame n lies near n − d (d: the detector's delay); the gain must be at
         // or below its need over the K = 16 frames either side of it.
         // (Sample peaks: the peak is the frame itself, d = K = 0.)
@@ -150,6 +150,11 @@ public struct TruePeakLimiter: ~Copyable, @unchecked Sendable {
 
     /// The latency of a limiter with `lookaheadFrames` of lookahead: L − 1 + 32 + 16 on true
     /// peak, L − 1 on sample peak.
+    /// The lookahead in whole frames (at least one) that `settings` give at `sampleRate`.
+    public static func lookaheadFrames(_ settings: Settings, sampleRate: Double) -> Int {
+        max(1, Int((settings.lookaheadSeconds * sampleRate).rounded()))
+    }
+
     public static func latencyFrames(lookaheadFrames: Int, samplePeak: Bool = false) -> Int {
         max(1, lookaheadFrames) - 1 + (samplePeak ? 0 : InterSamplePeakDetector.delayFrames + 16)
     }

@@ -116,7 +116,7 @@ public struct DriverAlignment: ~Copyable, @unchecked Sendable {
 
     /// The frames a kernel for `outputs` delays every channel by beyond its own delay.
     public static func latencyFrames(for outputs: [Output], sampleRate: Double) -> Int {
-        let lookahead = max(1, Int((limiterSettings.lookaheadSeconds * sampleRate).rounded()))
+        let lookahead = TruePeakLimiter.lookaheadFrames(limiterSettings, sampleRate: sampleRate)
         return fractionLatency(outputs) + (outputs.contains { $0.ceilingDB != nil } ? TruePeakLimiter.latencyFrames(lookaheadFrames: lookahead) : 0)
     }
 
@@ -200,10 +200,11 @@ public struct DriverAlignment: ~Copyable, @unchecked Sendable {
     @_noLocks
     #endif
     public func continueState(from previous: borrowing DriverAlignment) {
-        guard previous.channelCount == channelCount, previous.ringTotal == ringTotal, previous.latencyFrames == latencyFrames else { return }
+        guard previous.channelCount == channelCount, previous.ringTotal == ringTotal, previous.latencyFrames == latencyFrames,
+              previous.historyStride == historyStride else { return }
         for c in 0..<channelCount where previous.ringLengths[c] != ringLengths[c] || previous.hasTaps[c] != hasTaps[c] { return }
         for i in 0..<max(1, ringTotal) { rings[i] = previous.rings[i] }
-        for i in 0..<(channelCount * historyStride) where historyStride == previous.historyStride { history[i] = previous.history[i] }
+        for i in 0..<(channelCount * historyStride) { history[i] = previous.history[i] }
         for c in 0..<channelCount { ringPositions[c] = previous.ringPositions[c] }
         if let limiter, let old = previous.limiter { limiter.pointee.continueState(from: old.pointee) }
     }

@@ -76,7 +76,7 @@ package enum LimiterNode: NodeDefinition {
     package static func lower(_ s: LimiterSettings, into node: inout NodeLowering) throws(PresetError) {
         let settings = s.kernelSettings
         let (rate, channels, block) = (node.sampleRate, node.channels, node.maxBlockFrames)
-        let lookahead = max(1, Int((settings.lookaheadSeconds * rate).rounded()))
+        let lookahead = TruePeakLimiter.lookaheadFrames(settings, sampleRate: rate)
         let reduction = try node.gainReductionState().recorder
         let motion = node.valuesMotion(LimiterStep.motionValues(s, sampleRate: rate))
         node.addKernel(KernelRecipe(shape: KernelShape("limiter", [channels, lookahead, s.samplePeak ? 1 : 0], carriesState: true)) {

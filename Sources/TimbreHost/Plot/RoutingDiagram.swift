@@ -32,6 +32,7 @@ package struct RoutingDiagram {
         let inputColour = "#e8f1fb", chainColour = "#fff6e0", busColour = "#eef8ec", auxColour = "#fdecea", outputColour = "#f3ecfb"
         var outputColumn = 0
         var finalBox = 0
+        var auxBoxes: [String: Int] = [:]
         switch preset.form {
         case .chain(let chain):
             let inputs = (0..<inputChannelCount).map { add(Box(title: "in_\($0 + 1)", lines: [], colour: inputColour, column: 0)) }
@@ -68,7 +69,6 @@ package struct RoutingDiagram {
                 groupBoxes[g.id] = add(Box(title: "group \(g.id)", lines: lines, colour: busColour, column: 2))
             }
             let auxColumn = graph.groups.isEmpty ? 2 : 3
-            var auxBoxes: [String: Int] = [:]
             for a in graph.auxes {
                 var lines = a.chain.flatMap { Self.wrapped($0.summary) }
                 lines.append("volume \(JSONValue.number(a.volume).brief)\(a.mute ? ", muted" : "")")
@@ -103,8 +103,7 @@ package struct RoutingDiagram {
             let separate = graph.auxes.filter { $0.destination == .outputs }
             let masterCount = outputChannelCount - 2 * separate.count
             for (j, a) in separate.enumerated() {
-                let box = boxes.firstIndex { $0.title == "aux \(a.id)" }!
-                for c in 0..<2 where masterCount + 2 * j + c < outputChannelCount { feeders[masterCount + 2 * j + c] = box }
+                for c in 0..<2 where masterCount + 2 * j + c < outputChannelCount { feeders[masterCount + 2 * j + c] = auxBoxes[a.id]! }
             }
         }
         for k in 0..<outputChannelCount {
