@@ -444,7 +444,8 @@ package enum EmbeddedPresets {
             "crossfeed",
             "crossover",
             "drivers",
-            "matrix"
+            "matrix",
+            "loudnessCompensation"
           ]
         }
       },
@@ -538,6 +539,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/matrixNode"
+        },
+        {
+          "$ref": "#/$defs/loudnessCompensationNode"
         }
       ]
     },
@@ -2948,6 +2952,39 @@ package enum EmbeddedPresets {
         "outputs",
         "routes"
       ],
+      "type": "object"
+    },
+    "loudnessCompensationNode": {
+      "additionalProperties": false,
+      "description": "Loudness compensation after the ISO 226:2003 equal-loudness contours: music balanced at reference phon and played volume dB quieter gets back the bass and top octave the ear loses at the lower level (boost = Lp(reference + volume) − Lp(reference) − volume at each frequency, held within 20 phon and the reference). Five fixed biquads whose gains are fitted to the standard's 29 frequencies. followMaster: take the volume from the graph's master volume (the node on the master chain; put it last there). volume moves live, and so does a followed master volume.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "followMaster": {
+          "type": "boolean"
+        },
+        "id": {
+          "type": "string"
+        },
+        "reference": {
+          "default": 80,
+          "description": "phon",
+          "maximum": 90,
+          "minimum": 60,
+          "type": "number"
+        },
+        "type": {
+          "const": "loudnessCompensation"
+        },
+        "volume": {
+          "default": 0,
+          "description": "dB",
+          "maximum": 0,
+          "minimum": -70,
+          "type": "number"
+        }
+      },
       "type": "object"
     }
   },

@@ -20,6 +20,7 @@ public enum EveryNodePresets {
       {"type": "reverb", "id": "verb", "room": "large-hall", "mix": 25},
       {"type": "ringmod", "id": "ring", "frequency": 30, "mix": 10},
       {"type": "crossfeed", "id": "xf", "frequency": 650, "feed": 9.5},
+      {"type": "loudnessCompensation", "id": "lc", "reference": 83, "volume": -25},
       {"type": "matrix", "id": "mtx", "outputs": 2, "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "gain": -1}, {"from": 0, "to": 1, "gain": -20, "invert": true}]}
     """
 
@@ -76,6 +77,7 @@ public enum EveryNodePresets {
       "master": {"chain": [{"type": "highshelf", "id": "mhs", "frequency": 9000, "gain": 1}, {"type": "gain", "id": "mg", "gain": -1},
                            {"type": "compressor", "id": "mcomp", "threshold": -24, "makeup": "auto"},
                            {"type": "limiter", "id": "mlim", "ceiling": -2}, {"type": "loudness", "id": "mloud"}, {"type": "meter", "id": "mmeter"},
+                           {"type": "loudnessCompensation", "id": "mlc", "followMaster": true},
                            {"type": "crossover", "id": "mxo", "frequencies": [300, 3000], "order": 8},
                            {"type": "drivers", "id": "mdrv", "outputs": [{"limit": -6}, {}, {"delay": 0.3, "gain": -2}, {"delaySamples": 5}, {"delayMm": 70, "invert": true}, {"mute": true}]}], "volume": 0.95}
     }}
@@ -114,7 +116,8 @@ public enum EveryNodePresets {
             case 3: commands = [.set(address: "voice.solo", value: Double(k % 2))]
             case 4: commands = [.set(address: "bus.volume", value: Double(k % 5) / 5), .bypass(node: "wpk", on: k % 4 == 0)]
             case 5: commands = [.set(address: "tpitch.semitones", value: Double(k % 13) - 6), .set(address: "mon.volume", value: Double(k % 4) / 4)]
-            default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4), .set(address: "voice.sends[1].level", value: Double(k % 3) / 3)]
+            default: commands = [.set(address: "voice.pan", value: Double(k % 5) / 5 - 0.4), .set(address: "voice.sends[1].level", value: Double(k % 3) / 3),
+                                 .set(address: "master.volume", value: Double(1 + k % 4) / 4)]
             }
         } else {
             switch k % 7 {
@@ -125,7 +128,7 @@ public enum EveryNodePresets {
             case 3: commands = [.insert(position: 0, node: .object(["type": .string("gain"), "id": .string("extra"), "gain": .number(-1)]))]
             case 4: commands = engine.preset.allIDs.contains("extra") ? [.remove(node: "extra")] : []
             case 5: commands = [.set(address: "pitch.semitones", value: Double(k % 25) - 12)]
-            default: commands = [.set(address: "pan.pan", value: Double(k % 5) / 5 - 0.4)]
+            default: commands = [.set(address: "pan.pan", value: Double(k % 5) / 5 - 0.4), .set(address: "lc.volume", value: Double(-(k % 50)))]
             }
         }
         for c in commands { _ = try interpreter.perform(c) }

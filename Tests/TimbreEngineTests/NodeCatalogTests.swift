@@ -46,6 +46,7 @@ import TimbreTestSupport
         "ringmod": #"{"type": "ringmod", "frequency": 300, "shape": "triangle", "mix": 80}"#,
         "dehum": #"{"type": "dehum", "mains": "60", "harmonics": 12, "width": 2}"#,
         "crossfeed": #"{"type": "crossfeed", "frequency": 650, "feed": 9.5}"#,
+        "loudnessCompensation": #"{"type": "loudnessCompensation", "reference": 75, "volume": -12.5}"#,
         "crossover": #"{"type": "crossover", "frequencies": [200, 2500], "alignment": "butterworth", "order": 3}"#,
         "matrix": #"{"type": "matrix", "outputs": 3, "labels": ["L", "R", "C"], "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "invert": true}, {"from": 0, "to": 2, "gain": -3, "mute": true}]}"#,
         "drivers": #"{"type": "drivers", "outputs": [{"label": "woofer", "limit": -3}, {"label": "tweeter", "delayMm": 25.4, "gain": -4.5, "invert": true}], "speedOfSound": 345}"#,

@@ -34,6 +34,7 @@ package enum NodeCatalog {
         CrossoverNode.self,
         DriversNode.self,
         MatrixNode.self,
+        LoudnessCompensationNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.

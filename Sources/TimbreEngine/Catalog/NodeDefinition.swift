@@ -76,6 +76,9 @@ package struct NodeLowering {
     /// In a graph: the channel and group buses rendered before this node, by id (first work
     /// channel, two each), which a compressor may key on; nil in a chain preset.
     package var finishedBuses: [String: Int]?
+    /// On a graph's master chain: the master volume (linear) and, in a live plan, its motion
+    /// (a `loudnessCompensation` node follows it); nil elsewhere.
+    package var masterVolume: (value: Double, motion: ValueMotion.Handle?)?
     let base: Int
     let segment: Int
 

@@ -150,7 +150,10 @@ package struct GraphLayout {
                 }
                 finishedBuses?[a.id] = auxBase(k)
             }
-            let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format, registry: registry)
+            // The master volume's motion exists before the chain: a `loudnessCompensation` node there follows it.
+            let masterMotion = motion("master:volume", graph.master.volume, registry)
+            let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format,
+                                        registry: registry, masterVolume: (graph.master.volume, masterMotion))
             // The master chain may change the channel count (a crossover's bands): the graph's outputs.
             if graph.master.pan != 0 {
                 guard channels == 2 else {
@@ -160,7 +163,7 @@ package struct GraphLayout {
                        base: masterBase, channels: 2, segment: masterSegment, registry: registry)
             }
             let volume = GainKernel(gain: Float(graph.master.volume), sampleRate: fs)
-            if let m = motion("master:volume", graph.master.volume, registry) {
+            if let m = masterMotion {
                 steps.append(PlannedStep(key: "master:volume", base: masterBase, channels: channels, segment: masterSegment, content: .kernel(KernelRecipe(
                     shape: KernelShape("moving-gain", carriesState: true)) { MovingGainStep(kernel: volume, motion: m, seen: graph.master.volume.bitPattern) })))
             } else {
@@ -236,13 +239,15 @@ package struct GraphLayout {
     /// `widthLimit`: the most channels the chain may carry (a graph's channel and group buses
     /// are laid out two work channels apart).
     mutating func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String, segment: Int,
-                           format: RenderFormat, registry: NodeStateRegistry?, widthLimit: Int? = nil) throws(PresetError) -> Int {
+                           format: RenderFormat, registry: NodeStateRegistry?, widthLimit: Int? = nil,
+                           masterVolume: (value: Double, motion: ValueMotion.Handle?)? = nil) throws(PresetError) -> Int {
         var channels = start
         chainNames = nil
         for (index, node) in chain.enumerated() where !node.bypass {
             var lowering = NodeLowering(key: keyPrefix + (node.id ?? "#\(index)"), path: node.path, sampleRate: format.sampleRate,
                                         maxBlockFrames: format.maxBlockFrames, registry: registry, channels: channels, base: base, segment: segment)
             lowering.finishedBuses = finishedBuses
+            lowering.masterVolume = masterVolume
             lowering.channelNames = chainNames
             try node.kind.definition.lower(any: node.kind.parameters, into: &lowering)
             chainNames = lowering.outputNames ?? (lowering.channelsOut == channels ? chainNames : nil)

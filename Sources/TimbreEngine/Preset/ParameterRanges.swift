@@ -29,7 +29,7 @@ package enum ParameterRanges {
     package static let defaultEQQ = 1.0
     package static let defaultSlope = 12
     /// Parameters that are switches (JSON booleans; live `set` takes 0 or 1).
-    package static let switchParameters: Set<String> = ["bypass", "mute", "solo", "autoplay", "pingPong", "swap", "invertLeft", "invertRight", "mono", "dither", "freeze", "adaptive", "invert", "pre"]
+    package static let switchParameters: Set<String> = ["bypass", "mute", "solo", "autoplay", "pingPong", "swap", "invertLeft", "invertRight", "mono", "dither", "freeze", "adaptive", "invert", "pre", "followMaster"]
 
     /// The one wording of a range error: `NAME VALUE is out of range (allowed LO…HI UNIT)`, or
     /// nil when `value` is in `range` (NaN is out of every range).
