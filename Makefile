@@ -11,7 +11,8 @@ BUILD_FLAGS := -c $(CONFIG)
 # driven by Playwright from PyPI, tests the control page; slurm-wlm and munge run the README's
 # Slurm recipe on a real one-node Slurm; libspeexdsp-dev builds the speexdsp denoiser harness the
 # voice clean-up scores compare with, and pesq, pystoi and noisereduce from PyPI score and compare;
-# libbs2b-dev builds the harness the crossfeed is checked against).
+# libbs2b-dev builds the harness the crossfeed is checked against; mosqito from PyPI is the
+# independent ISO 226 implementation the loudness compensation is checked against).
 DEB_PACKAGES := pkg-config libsndfile1-dev libjack-jackd2-dev libfftw3-dev jackd2 sox libsox-fmt-base \
                 python3 python3-jsonschema libebur128-dev librsvg2-bin rubberband-cli time ffmpeg parallel espeak-ng \
                 liblilv-dev lv2-dev ladspa-sdk lilv-utils lv2-examples x42-plugins swh-plugins alsa-utils \
@@ -65,6 +66,7 @@ deps:
 	$(call install_missing,$(DEB_PACKAGES))
 	@python3 -c "import playwright" 2>/dev/null || python3 -m pip install --quiet playwright || python3 -m pip install --quiet --break-system-packages playwright
 	@python3 -c "import pesq, pystoi, noisereduce, scipy" 2>/dev/null || python3 -m pip install --quiet pesq pystoi noisereduce scipy || python3 -m pip install --quiet --break-system-packages pesq pystoi noisereduce scipy
+	@python3 -c "import mosqito" 2>/dev/null || python3 -m pip install --quiet mosqito || python3 -m pip install --quiet --break-system-packages mosqito
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 toolchain not found on PATH (https://swift.org/install)"; exit 1; }
 
 bench-deps:

@@ -44,6 +44,9 @@ public struct RenderRequest: Sendable {
     /// Channels to convert the input to before the preset (nil: as it is), through a
     /// `ChannelConversion`: the ITU downmix to stereo or mono, or a plain upmix.
     public var channelCount: Int?
+    /// The graph outputs to write, in order, by name (a crossover's `"tweeter L"`, an aux's
+    /// `"mon L"`) or by number from 1; nil writes every output.
+    public var outputs: [String]?
     /// Playback speed (0.25…4 varispeed): the output lasts input duration / speed.
     public var speed: Double
     public var rateMode: RateMode
@@ -74,7 +77,7 @@ public struct RenderRequest: Sendable {
 
     /// The ``RenderRequest`` properties a ``RenderError/request(_:_:)`` can be about.
     public enum Parameter: String, Sendable {
-        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate, channelCount, outputPath, tagEdits, bitrate, encoderSettings
+        case combination, start, end, format, encoding, blockFrames, speed, pitchSemitones, sampleRate, channelCount, outputs, outputPath, tagEdits, bitrate, encoderSettings
     }
 
     /// A render of one input file.
@@ -361,6 +364,10 @@ public enum OfflineRenderer {
             plan = try RenderPlan(preset: preset, format: RenderFormat(
                 sampleRate: outputRate, inputChannelCount: inputSource?.channelCount ?? inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), registry: registry)
         } catch { throw .preset(file: presetName, error) }
+        // The outputs written: all, or the ones `outputs` names (`selected[k]`: the plan's output).
+        let selected = try Self.selectOutputs(request.outputs, names: plan.outputChannelNames, count: plan.outputChannelCount)
+        let writtenCount = selected.count, allOutputs = selected == Array(0..<plan.outputChannelCount)
+        let writtenNames = plan.outputChannelNames.map { names in selected.map { names[$0] } }
         let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
         var timeline: TimelineSource
         var source: FrameSource
@@ -388,11 +395,11 @@ public enum OfflineRenderer {
         }
         var encoder = request.encoderSettings
         if let kbps = request.bitrateKbps {
-            guard let range = EncoderSettings.bitrateRange(for: encoding, sampleRate: Int(outputRate), channelCount: plan.outputChannelCount) else {
+            guard let range = EncoderSettings.bitrateRange(for: encoding, sampleRate: Int(outputRate), channelCount: writtenCount) else {
                 throw .request(.bitrate, "\(encoding.rawValue) has no bitrate setting in libsndfile (use a quality 0…10)")
             }
             guard range.contains(kbps) else {
-                throw .request(.bitrate, "bitrate \(kbps) kb/s is out of range for \(encoding.rawValue) at \(Int(outputRate)) Hz, \(plan.outputChannelCount) channels (allowed \(Int(range.lowerBound))…\(Int(range.upperBound)) kb/s)")
+                throw .request(.bitrate, "bitrate \(kbps) kb/s is out of range for \(encoding.rawValue) at \(Int(outputRate)) Hz, \(writtenCount) channels (allowed \(Int(range.lowerBound))…\(Int(range.upperBound)) kb/s)")
             }
             encoder = EncoderSettings(constantBitrate: kbps, in: range)
         } else if encoder.compressionLevel != nil && ![.mp3, .opus, .vorbis].contains(encoding) {
@@ -402,18 +409,19 @@ public enum OfflineRenderer {
         // declared in the output when the input declared one or there are more than two channels.
         let sameChannels = request.combination != .mix && request.channelCount == nil && reader?.channelCount == plan.outputChannelCount
         // Discrete outputs (a crossover's bands) have no positions: none is declared, and a
-        // WAVE_FORMAT_EXTENSIBLE mask says so.
+        // WAVE_FORMAT_EXTENSIBLE mask says so. Positional outputs keep the positions of the ones written.
         let discrete = plan.outputChannelNames != nil
-        let outputLayout = discrete ? ChannelLayout(Array(repeating: .unknown, count: plan.outputChannelCount))
-            : sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
-        let declaredLayout = discrete || (sameChannels && reader?.declaredLayout != nil) || plan.outputChannelCount > 2 ? outputLayout : nil
+        let planLayout = sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
+        let outputLayout = discrete ? ChannelLayout(Array(repeating: .unknown, count: writtenCount))
+            : allOutputs ? planLayout : ChannelLayout(selected.map { planLayout.positions[$0] })
+        let declaredLayout = discrete || (sameChannels && reader?.declaredLayout != nil) || writtenCount > 2 ? outputLayout : nil
         var writer: SoundFileWriter?
         var warnings: [String] = []
         if let notice = preset.bandsLeftOutNotice(sampleRate: outputRate) { warnings.append("\(presetName): \(notice)") }
         if !measureOnly {
             do {
                 writer = try SoundFileWriter(path: request.outputPath, format: format, encoding: encoding,
-                                             sampleRate: Int(outputRate), channelCount: plan.outputChannelCount,
+                                             sampleRate: Int(outputRate), channelCount: writtenCount,
                                              dither: request.dither, shape: request.ditherShape, wordLength: request.wordLength,
                                              layout: declaredLayout, tags: tags, encoder: encoder)
             } catch { throw .file(error) }
@@ -426,9 +434,9 @@ public enum OfflineRenderer {
         }
         let analyzer: LoudnessAnalyzer?
         if let meter = measured.take() {
-            analyzer = LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, measured: meter)
+            analyzer = LoudnessAnalyzer(sampleRate: outputRate, channelCount: writtenCount, measured: meter)
         } else {
-            analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: plan.outputChannelCount, layout: outputLayout) : nil
+            analyzer = request.meter || measureOnly ? LoudnessAnalyzer(sampleRate: outputRate, channelCount: writtenCount, layout: outputLayout) : nil
         }
 
         let previousMXCSR = DenormalGuard.enable()
@@ -436,17 +444,18 @@ public enum OfflineRenderer {
         // Frames per read and write (the plan renders them in blocks of `request.blockFrames`).
         let block = request.ioFrames
         // (`source` may convert the timeline's channels: `--channels`.)
-        let inCount = source.channelCount, outCount = plan.outputChannelCount
+        // (`outCount`: the outputs written; the plan renders `planCount`.)
+        let inCount = source.channelCount, planCount = plan.outputChannelCount, outCount = writtenCount
         let inStorage = UnsafeMutablePointer<Float>.allocate(capacity: inCount * block)
-        let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: outCount * block)
+        let outStorage = UnsafeMutablePointer<Float>.allocate(capacity: planCount * block)
         let inPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: inCount)
         let inConst = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: inCount)
-        let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: outCount)
+        let outPtrs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: planCount)
         defer {
             inStorage.deallocate(); outStorage.deallocate(); inPtrs.deallocate(); inConst.deallocate(); outPtrs.deallocate()
         }
         for c in 0..<inCount { inPtrs[c] = inStorage + c * block; inConst[c] = UnsafePointer(inPtrs[c]) }
-        for c in 0..<outCount { outPtrs[c] = outStorage + c * block }
+        for c in 0..<planCount { outPtrs[c] = outStorage + c * block }
 
         let start = Date()
         var frames: Int64 = 0
@@ -498,7 +507,7 @@ public enum OfflineRenderer {
                 skip -= dropped
                 let kept = n - dropped
                 if kept == 0 { continue }
-                for c in 0..<outCount { outView[c] = outPtrs[c] + dropped }
+                for c in 0..<outCount { outView[c] = outPtrs[selected[c]] + dropped }
                 analyseHere(outView, kept)
                 try output.write(outView, frameCount: kept)
                 frames += Int64(kept)
@@ -530,7 +539,7 @@ public enum OfflineRenderer {
         summary.warnings = warnings
         summary.tags = tags
         summary.channelLayout = outputLayout
-        summary.channelNames = plan.outputChannelNames
+        summary.channelNames = writtenNames
         summary.declaredLayout = writer?.writtenLayout
         summary.maximumGainReductionDB = Dictionary(plan.gainReductionStates.map { ($0.key, $0.state.maximumDB) }) { a, _ in a }
         return summary

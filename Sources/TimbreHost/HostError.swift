@@ -43,6 +43,7 @@ public struct HostError: Error, CustomStringConvertible, RedactableError {
         case .pitchSemitones: "--pitch"
         case .sampleRate: "--sample-rate"
         case .channelCount: "--channels"
+        case .outputs: "--outputs"
         case .outputPath: "-o; --overwrite-input allows it"
         case .tagEdits: "--tag"
         case .bitrate: "--bitrate"

@@ -72,6 +72,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "A truncated input, or a --normalize target missed by more than 0.1 LU, is an error (exit 2), not a warning.") var strict = false
     @Option(name: [.customShort("r"), .long], help: "Output sample rate in Hz (8000…384000), converted before the preset runs.") var sampleRate: Int?
     @Option(name: .long, help: "Output channels, converted before the preset runs: 2 or 1 from surround (the ITU downmix, LFE left out), or more from mono or stereo (no channel invented).") var channels: Int?
+    @Option(name: .long, help: "Write only these outputs of the graph, in this order: names ('tweeter L,tweeter R', 'mon L,mon R') or numbers from 1 ('3,4').") var outputs: String?
     @Option(name: .long, help: "Playback speed 0.25…4: the output lasts input duration / speed.") var speed: Double = 1
     @Option(name: .long, help: "With --speed: varispeed (pitch follows) or timestretch (pitch kept).") var rateMode: String = "timestretch"
     @Option(name: .long, parsing: .unconditional, help: "Pitch shift in semitones (-24…24; 0.5 = 50 cents) at unchanged duration.") var pitch: Double = 0
@@ -170,6 +171,7 @@ struct RenderCommand: ParsableCommand {
         request.ditherOnlyOffGrid = dither == "auto"
         request.ditherShape = NoiseShape(rawValue: dither) ?? .tpdf
         request.channelCount = channels
+        request.outputs = outputs.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         request.wordLength = bits
         request.pluginLoader = PluginHost.loader
         if let preset, FileManager.default.fileExists(atPath: preset) {

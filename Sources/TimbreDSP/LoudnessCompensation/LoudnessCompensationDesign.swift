@@ -9,8 +9,8 @@ import Foundation
 /// boost(f) = Lp(ref + v, f) − Lp(ref, f) − v        (v = volumeDB ≤ 0; boost(1 kHz) ≈ 0)
 /// ```
 ///
-/// Realised as five biquads of fixed frequency and Q (a low shelf at 73.1 Hz, bells at 19.3 Hz,
-/// 83.9 Hz and 2635 Hz, a high shelf at 9870 Hz; RBJ cookbook forms, ``BilinearDesign``) whose
+/// Realised as five biquads of fixed frequency and Q (a low shelf at 71.2 Hz, bells at 19.3 Hz,
+/// 79.3 Hz and 2634.7 Hz, a high shelf at 9869.5 Hz; RBJ cookbook forms, ``BilinearDesign``) whose
 /// gains are solved per listening level by Gauss–Newton least squares on the standard's 29
 /// frequencies (weight 1), the 12.5 kHz value held up to 20 kHz and the 20 Hz value held down to
 /// 5 Hz (weight 0.5 each, so the boost levels off instead of climbing towards DC). The shapes
@@ -28,7 +28,7 @@ public struct LoudnessCompensationDesign: Sendable {
     public static let lowestLevel = 20.0
     /// Section kinds, frequencies (Hz) and Qs of the five sections.
     static let shapes: [(kind: Kind, frequencyHz: Double, q: Double)] = [
-        (.lowShelf, 73.1, 0.378), (.peak, 19.3, 1.393), (.peak, 83.9, 0.226), (.peak, 2635, 0.405), (.highShelf, 9870, 0.979),
+        (.lowShelf, 71.2, 0.376), (.peak, 19.3, 1.459), (.peak, 79.3, 0.216), (.peak, 2634.7, 0.404), (.highShelf, 9869.5, 0.979),
     ]
     /// How many sections a design has.
     public static let sectionCount = 5
