@@ -109,6 +109,7 @@ let moreNodes: [(String, String)] = [
     ("denoise (1,024-point STFT, tracked noise)", #"{"type": "denoise"}"#),
     ("dehum (50 Hz, 8 harmonics)", #"{"type": "dehum", "mains": "50"}"#),
     ("crossfeed (700 Hz, 4.5 dB)", #"{"type": "crossfeed"}"#),
+    ("loudnessCompensation (80 phon, -30 dB)", #"{"type": "loudnessCompensation", "volume": -30}"#),
     ("crossover (LR4, 3 bands; cost per input channel)", #"{"type": "crossover", "frequencies": [250, 2500], "order": 4}"#),
     ("drivers (fractional delays, trims, limiters)", ""),
     // Real Debian plugins as nodes (the cost includes Timbre's copy in and out of the plugin's
