@@ -1047,13 +1047,13 @@ package enum EmbeddedPresets {
               "input": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": 2,
+                "maxItems": 64,
                 "items": {
                   "type": "integer",
                   "minimum": 0,
                   "maximum": 31
                 },
-                "description": "host input channels, zero-based; default [channel index]"
+                "description": "host input channels, zero-based: one (mono) or two (stereo), panned into stereo, or up to 64 carried as they are (a 5.1 stem on six); default [channel index]"
               },
               "generator": {
                 "type": "object",
@@ -1276,6 +1276,13 @@ package enum EmbeddedPresets {
                     }
                   }
                 }
+              },
+              "channels": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 64,
+                "default": 2,
+                "description": "the group bus's channels; a narrower path goes into its first channels, a wider one is refused"
               }
             }
           }
@@ -1313,6 +1320,13 @@ package enum EmbeddedPresets {
                   "outputs"
                 ],
                 "default": "master"
+              },
+              "channels": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 64,
+                "default": 2,
+                "description": "the aux bus (and its outputs, with to: outputs)'s channels; a narrower path goes into its first channels, a wider one is refused"
               }
             }
           }
@@ -1341,6 +1355,13 @@ package enum EmbeddedPresets {
               "type": "string",
               "default": "master",
               "description": "How live control addresses the master bus (set master.volume 0.5); not a channel's or group's id."
+            },
+            "channels": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 64,
+              "default": 2,
+              "description": "the master bus before its chain (a 5.1 master: 6)'s channels; a narrower path goes into its first channels, a wider one is refused"
             }
           }
         }

@@ -33,6 +33,13 @@ struct ClearKernel: GraphKernel {
     }
 }
 
+/// Does nothing: marks where the master's channels reach the outputs, so latency compensation
+/// can put a delay before it when an aux with outputs of its own takes longer.
+struct AlignmentMark: GraphKernel {
+    var shape: KernelShape { KernelShape("align", carriesState: false) }
+    static let operations = KernelOperations(process: { _, _ in })
+}
+
 /// Adds `count` channels into the bus at `to`, scaled by a ramped gain (volume × mute/solo),
 /// so muting does not click; a continued mix glides from the old gain over 30 ms.
 struct MixKernel: GraphKernel {

@@ -4,7 +4,9 @@ import TimbreDSP
 /// through its kind (`NodeCatalog`), in render order.
 ///
 /// Work channels: a chain runs on the inputs; a graph uses
-/// `[inputs][channel buses, 2 each][group buses][master bus]`:
+/// `[inputs][channel buses][group buses][aux buses][master bus]`, each bus as wide as it is
+/// (a channel's as its source, at least 2; groups, auxes and the master as they declare, 2 by
+/// default; a path goes into the first channels of a wider bus):
 /// ```
 /// channel: source ─ chain ─ pan ─ (delay) ─ mix ─▶ group or master
 /// group:   chain ─ (delay) ─ mix ─▶ master
@@ -30,7 +32,7 @@ package struct GraphLayout {
     /// Live plans: the compressors' moving settings, by JSON path.
     package var valuesMotions: [String: ValuesMotion] = [:]
     /// The buses already rendered when the next step runs, by channel or group id (their first
-    /// work channel; two channels each): what a compressor's external key can read.
+    /// work channel; a key reads the first two): what a compressor's external key can read.
     var finishedBuses: [String: Int]?
 
     /// A path (a channel's or a group's chain) ending in a mix into a bus.
@@ -44,6 +46,8 @@ package struct GraphLayout {
         package var mixKey: String
         package var delayKey: String
         package var base: Int
+        /// The path's channels (what a compensating delay holds).
+        package var width: Int
     }
 
     package init(preset: Preset, format: RenderFormat, registry: NodeStateRegistry?) throws(PresetError) {
@@ -55,32 +59,64 @@ package struct GraphLayout {
         case .graph(let graph):
             finishedBuses = [:]
             let inputs = format.inputChannelCount
-            let channelBase = { (k: Int) in inputs + 2 * k }
-            let groupBase = { (k: Int) in inputs + 2 * graph.channels.count + 2 * k }
-            let auxBase = { (k: Int) in inputs + 2 * (graph.channels.count + graph.groups.count) + 2 * k }
-            let masterBase = inputs + 2 * (graph.channels.count + graph.groups.count + graph.auxes.count)
+            // Every bus's width first (the layout needs them all): a channel's is its source's,
+            // at least 2 (mono and stereo are panned into stereo); a player is opened here for it.
+            var players: [Int: PlayerState] = [:]
+            var sourceWidths: [Int] = []
+            for (k, ch) in graph.channels.enumerated() {
+                switch ch.source {
+                case .inputs(let indices): sourceWidths.append(indices.count)
+                case .sine: sourceWidths.append(1)
+                case .player(let spec):
+                    guard let registry else {
+                        throw PresetError(path: ch.path + ".player", "a player needs a host that reads files (timbre render or timbre live)")
+                    }
+                    let state = try registry.playerState(key: "player:\(ch.id)", spec: spec, path: ch.path + ".player", sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                    players[k] = state
+                    sourceWidths.append(state.channelCount)
+                }
+            }
+            let channelWidths = sourceWidths.map { max(2, $0) }
+            let groupWidths = graph.groups.map(\.channelCount), auxWidths = graph.auxes.map(\.channelCount)
+            let masterWidth = graph.master.channelCount
+            /// Each bus's first work channel, the buses laid out one after another from `start`.
+            func firsts(_ widths: [Int], from start: Int) -> [Int] {
+                var at = start
+                return widths.map { w in defer { at += w }; return at }
+            }
+            let channelBases = firsts(channelWidths, from: inputs)
+            let groupBases = firsts(groupWidths, from: inputs + channelWidths.reduce(0, +))
+            let auxBases = firsts(auxWidths, from: inputs + channelWidths.reduce(0, +) + groupWidths.reduce(0, +))
+            let masterBase = inputs + channelWidths.reduce(0, +) + groupWidths.reduce(0, +) + auxWidths.reduce(0, +)
             // Segments: channels 0..<C, groups C..<C+G, auxes C+G..<C+G+A, master C+G+A.
             let groupSegment = { (k: Int) in graph.channels.count + k }
             let auxSegment = { (k: Int) in graph.channels.count + graph.groups.count + k }
             let masterSegment = graph.channels.count + graph.groups.count + graph.auxes.count
             let auxIndex = { (id: String) in graph.auxes.firstIndex { $0.id == id }! }
-            for k in 0..<graph.groups.count { add(ClearKernel(count: 2), key: "clear:group:\(k)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
-            for k in 0..<graph.auxes.count { add(ClearKernel(count: 2), key: "clear:aux:\(k)", base: auxBase(k), channels: 2, segment: auxSegment(k)) }
-            /// A path's sends of one kind (pre- or post-fader): a mix into each aux bus, a junction each.
-            func addSends(_ sends: [SendSpec], pre: Bool, from id: String, base: Int, segment: Int, source: Int?, fader: Double) {
-                for send in sends where send.preFader == pre {
-                    let a = auxIndex(send.aux), key = "send:\(id):\(send.aux)", gain = send.level * (pre ? 1 : fader)
-                    junctions.append(Junction(segment: segment, source: source, target: auxSegment(a), mixKey: key, delayKey: "delay:\(key)", base: base))
-                    add(MixKernel(to: auxBase(a), count: 2, gain: Float(gain), sampleRate: fs, motion: motion(key, Double(Float(gain)), registry)),
-                        key: key, base: base, channels: 2, segment: segment)
+            /// A path of `width` channels mixes into the first `width` channels of a bus at least
+            /// as wide (a stereo channel into a 5.1 master's front pair); a wider one is refused.
+            func fit(_ width: Int, from what: String, into busWidth: Int, _ bus: String, hint: String, at path: String) throws(PresetError) {
+                guard width <= busWidth else {
+                    throw PresetError(path: path, "\(what) carries \(width) channels and \(bus) \(busWidth) (give \(hint) \"channels\": \(width))")
                 }
             }
-            add(ClearKernel(count: 2), key: "clear:master", base: masterBase, channels: 2, segment: masterSegment)
+            for k in 0..<graph.groups.count { add(ClearKernel(count: groupWidths[k]), key: "clear:group:\(k)", base: groupBases[k], channels: groupWidths[k], segment: groupSegment(k)) }
+            for k in 0..<graph.auxes.count { add(ClearKernel(count: auxWidths[k]), key: "clear:aux:\(k)", base: auxBases[k], channels: auxWidths[k], segment: auxSegment(k)) }
+            /// A path's sends of one kind (pre- or post-fader): a mix into each aux bus, a junction each.
+            func addSends(_ sends: [SendSpec], pre: Bool, from id: String, what: String, width: Int, base: Int, segment: Int, source: Int?, fader: Double) throws(PresetError) {
+                for send in sends where send.preFader == pre {
+                    let a = auxIndex(send.aux), key = "send:\(id):\(send.aux)", gain = send.level * (pre ? 1 : fader)
+                    try fit(width, from: what, into: auxWidths[a], "aux \"\(send.aux)\"", hint: "it", at: send.path)
+                    junctions.append(Junction(segment: segment, source: source, target: auxSegment(a), mixKey: key, delayKey: "delay:\(key)", base: base, width: width))
+                    add(MixKernel(to: auxBases[a], count: width, gain: Float(gain), sampleRate: fs, motion: motion(key, Double(Float(gain)), registry)),
+                        key: key, base: base, channels: width, segment: segment)
+                }
+            }
+            add(ClearKernel(count: masterWidth), key: "clear:master", base: masterBase, channels: masterWidth, segment: masterSegment)
             let soloing = graph.channels.contains(where: \.solo)
             let groupIndex = { (ch: ChannelSpec) in ch.group.flatMap { g in graph.groups.firstIndex { $0.id == g } } }
             for (k, ch) in graph.channels.enumerated() {
-                let base = channelBase(k)
-                var channels: Int
+                let base = channelBases[k]
                 switch ch.source {
                 case .inputs(let indices):
                     for (j, index) in indices.enumerated() {
@@ -89,70 +125,82 @@ package struct GraphLayout {
                         }
                         add(CopyKernel(from: index), key: "in:\(ch.id):\(j)", base: base + j, channels: 1, segment: k)
                     }
-                    channels = indices.count
                 case .sine(let f, let level):
                     try NodeLowering.checkFrequency(f, at: ch.path + ".generator.frequency", sampleRate: fs)
                     add(SineGenerator(frequencyHz: f, levelDB: level, sampleRate: fs), key: "gen:\(ch.id)", base: base, channels: 1, segment: k)
-                    channels = 1
-                case .player(let spec):
-                    let key = "player:\(ch.id)"
-                    guard let registry else {
-                        throw PresetError(path: ch.path + ".player", "a player needs a host that reads files (timbre render or timbre live)")
-                    }
-                    let state = try registry.playerState(key: key, spec: spec, path: ch.path + ".player", sampleRate: fs, maxBlockFrames: format.maxBlockFrames)
+                case .player:
+                    let key = "player:\(ch.id)", state = players[k]!
                     retained.append((key, state))
                     add(PlayerStep(kernel: state.kernelAddress), key: key, base: base, channels: state.channelCount, segment: k)
-                    channels = state.channelCount
                 }
-                channels = try addChain(ch.chain, base: base, channels: channels, keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry, widthLimit: 2)
-                guard channels <= 2 else { throw PresetError(path: ch.path, "a channel must end mono or stereo") }
-                addPan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), value: ch.pan, key: "pan:\(ch.id)",
-                       base: base, channels: channels, segment: k, registry: registry)
-                try addMeter(key: ch.id, registry: registry, base: base, channels: 2, segment: k, sampleRate: fs)
+                let channels = try addChain(ch.chain, base: base, channels: sourceWidths[k], keyPrefix: "\(ch.id)/", segment: k, format: format, registry: registry,
+                                            widthLimit: channelWidths[k])
+                // Mono and stereo are panned into stereo; a wider channel goes on as it is.
+                let width: Int
+                if channels <= 2 {
+                    addPan(PanKernel(pan: ch.pan, mode: channels == 1 ? .monoToStereo : .stereoBalance, sampleRate: fs), value: ch.pan, key: "pan:\(ch.id)",
+                           base: base, channels: channels, segment: k, registry: registry)
+                    width = 2
+                } else {
+                    guard ch.pan == 0 else { throw PresetError(path: ch.path + ".pan", "pan is a stereo balance, and this channel carries \(channels) channels") }
+                    width = channels
+                }
+                try addMeter(key: ch.id, registry: registry, base: base, channels: width, segment: k, sampleRate: fs)
                 if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
-                let target = groupIndex(ch).map(groupBase) ?? masterBase
+                let g = groupIndex(ch)
+                let what = "channel \"\(ch.id)\""
+                if let g {
+                    try fit(width, from: what, into: groupWidths[g], "group \"\(graph.groups[g].id)\"", hint: "it", at: ch.path)
+                } else {
+                    try fit(width, from: what, into: masterWidth, "the master bus", hint: "the master", at: ch.path)
+                }
+                let target = g.map { groupBases[$0] } ?? masterBase
                 let fader = audible ? Double(Float(ch.volume)) : 0
-                addSends(ch.sends, pre: true, from: ch.id, base: base, segment: k, source: nil, fader: fader)
-                junctions.append(Junction(segment: k, source: nil, target: groupIndex(ch).map(groupSegment) ?? masterSegment,
-                                          mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base))
-                add(MixKernel(to: target, count: 2, gain: audible ? Float(ch.volume) : 0, sampleRate: fs,
-                              motion: motion("mix:\(ch.id)", audible ? Double(Float(ch.volume)) : 0, registry)), key: "mix:\(ch.id)", base: base, channels: 2, segment: k)
-                addSends(ch.sends, pre: false, from: ch.id, base: base, segment: k, source: nil, fader: fader)
+                try addSends(ch.sends, pre: true, from: ch.id, what: what, width: width, base: base, segment: k, source: nil, fader: fader)
+                junctions.append(Junction(segment: k, source: nil, target: g.map(groupSegment) ?? masterSegment,
+                                          mixKey: "mix:\(ch.id)", delayKey: "delay:\(ch.id)", base: base, width: width))
+                add(MixKernel(to: target, count: width, gain: audible ? Float(ch.volume) : 0, sampleRate: fs,
+                              motion: motion("mix:\(ch.id)", audible ? Double(Float(ch.volume)) : 0, registry)), key: "mix:\(ch.id)", base: base, channels: width, segment: k)
+                try addSends(ch.sends, pre: false, from: ch.id, what: what, width: width, base: base, segment: k, source: nil, fader: fader)
                 finishedBuses?[ch.id] = base
             }
             for (k, g) in graph.groups.enumerated() {
-                let channels = try addChain(g.chain, base: groupBase(k), channels: 2, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry, widthLimit: 2)
-                guard channels == 2 else { throw PresetError(path: g.path, "a group bus is stereo") }
-                try addMeter(key: g.id, registry: registry, base: groupBase(k), channels: 2, segment: groupSegment(k), sampleRate: fs)
-                if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k)) }
+                let width = groupWidths[k], base = groupBases[k], what = "group \"\(g.id)\""
+                let channels = try addChain(g.chain, base: base, channels: width, keyPrefix: "\(g.id)/", segment: groupSegment(k), format: format, registry: registry, widthLimit: width)
+                guard channels == width else { throw PresetError(path: g.path, "\(what) has \(width) channels and its chain ends with \(channels)") }
+                try fit(width, from: what, into: masterWidth, "the master bus", hint: "the master", at: g.path)
+                try addMeter(key: g.id, registry: registry, base: base, channels: width, segment: groupSegment(k), sampleRate: fs)
+                if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: base, channels: 2, segment: groupSegment(k)) }
                 let fader = g.mute ? 0 : Double(Float(g.volume))
-                addSends(g.sends, pre: true, from: g.id, base: groupBase(k), segment: groupSegment(k), source: groupSegment(k), fader: fader)
+                try addSends(g.sends, pre: true, from: g.id, what: what, width: width, base: base, segment: groupSegment(k), source: groupSegment(k), fader: fader)
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
-                                          mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: groupBase(k)))
-                add(MixKernel(to: masterBase, count: 2, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs,
-                              motion: motion("mix:\(g.id)", g.mute ? 0 : Double(Float(g.volume)), registry)), key: "mix:\(g.id)", base: groupBase(k), channels: 2, segment: groupSegment(k))
-                addSends(g.sends, pre: false, from: g.id, base: groupBase(k), segment: groupSegment(k), source: groupSegment(k), fader: fader)
-                finishedBuses?[g.id] = groupBase(k)
+                                          mixKey: "mix:\(g.id)", delayKey: "delay:\(g.id)", base: base, width: width))
+                add(MixKernel(to: masterBase, count: width, gain: g.mute ? 0 : Float(g.volume), sampleRate: fs,
+                              motion: motion("mix:\(g.id)", g.mute ? 0 : Double(Float(g.volume)), registry)), key: "mix:\(g.id)", base: base, channels: width, segment: groupSegment(k))
+                try addSends(g.sends, pre: false, from: g.id, what: what, width: width, base: base, segment: groupSegment(k), source: groupSegment(k), fader: fader)
+                finishedBuses?[g.id] = base
             }
             // Aux buses: their chains, then into the master (returns) or, after the master's
             // chain, to outputs of their own.
             for (k, a) in graph.auxes.enumerated() {
-                let channels = try addChain(a.chain, base: auxBase(k), channels: 2, keyPrefix: "\(a.id)/", segment: auxSegment(k), format: format, registry: registry, widthLimit: 2)
-                guard channels == 2 else { throw PresetError(path: a.path, "an aux bus is stereo") }
-                try addMeter(key: a.id, registry: registry, base: auxBase(k), channels: 2, segment: auxSegment(k), sampleRate: fs)
-                if let tap = registry?.busTaps[a.id] { add(BusTapKernel(tap: tap), key: "tap:\(a.id)", base: auxBase(k), channels: 2, segment: auxSegment(k)) }
+                let width = auxWidths[k], base = auxBases[k], what = "aux \"\(a.id)\""
+                let channels = try addChain(a.chain, base: base, channels: width, keyPrefix: "\(a.id)/", segment: auxSegment(k), format: format, registry: registry, widthLimit: width)
+                guard channels == width else { throw PresetError(path: a.path, "\(what) has \(width) channels and its chain ends with \(channels)") }
+                try addMeter(key: a.id, registry: registry, base: base, channels: width, segment: auxSegment(k), sampleRate: fs)
+                if let tap = registry?.busTaps[a.id] { add(BusTapKernel(tap: tap), key: "tap:\(a.id)", base: base, channels: 2, segment: auxSegment(k)) }
                 if a.destination == .master {
+                    try fit(width, from: what, into: masterWidth, "the master bus", hint: "the master", at: a.path)
                     junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: masterSegment,
-                                              mixKey: "mix:\(a.id)", delayKey: "delay:\(a.id)", base: auxBase(k)))
-                    add(MixKernel(to: masterBase, count: 2, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
-                                  motion: motion("mix:\(a.id)", a.mute ? 0 : Double(Float(a.volume)), registry)), key: "mix:\(a.id)", base: auxBase(k), channels: 2, segment: auxSegment(k))
+                                              mixKey: "mix:\(a.id)", delayKey: "delay:\(a.id)", base: base, width: width))
+                    add(MixKernel(to: masterBase, count: width, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
+                                  motion: motion("mix:\(a.id)", a.mute ? 0 : Double(Float(a.volume)), registry)), key: "mix:\(a.id)", base: base, channels: width, segment: auxSegment(k))
                 }
-                finishedBuses?[a.id] = auxBase(k)
+                finishedBuses?[a.id] = base
             }
             // The master volume's motion exists before the chain: a `loudnessCompensation` node there follows it.
             let masterMotion = motion("master:volume", graph.master.volume, registry)
-            let channels = try addChain(graph.master.chain, base: masterBase, channels: 2, keyPrefix: "master/", segment: masterSegment, format: format,
+            let channels = try addChain(graph.master.chain, base: masterBase, channels: masterWidth, keyPrefix: "master/", segment: masterSegment, format: format,
                                         registry: registry, masterVolume: (graph.master.volume, masterMotion))
             // The master chain may change the channel count (a crossover's bands): the graph's outputs.
             if graph.master.pan != 0 {
@@ -174,21 +222,28 @@ package struct GraphLayout {
             outputChannelCount = channels
             outputChannelNames = chainNames
             // Auxes with outputs of their own: after the master's channels, each at its volume,
-            // aligned with the master's output (a junction into the outputs' pseudo-segment).
+            // aligned with the master's output: every path meets in the outputs' pseudo-segment,
+            // the master's through an alignment mark a delay can go before.
             let separate = graph.auxes.enumerated().filter { $0.element.destination == .outputs }
             if !separate.isEmpty {
                 let outputsSegment = masterSegment + 1
-                junctions.append(Junction(segment: masterSegment, source: masterSegment, target: outputsSegment, mixKey: "", delayKey: "", base: masterBase))
+                junctions.append(Junction(segment: masterSegment, source: masterSegment, target: outputsSegment, mixKey: "align:master", delayKey: "delay:master",
+                                          base: masterBase, width: channels))
+                add(AlignmentMark(), key: "align:master", base: masterBase, channels: channels, segment: masterSegment)
                 var names = chainNames ?? (channels == 2 ? ["\(graph.master.id) L", "\(graph.master.id) R"] : (1...channels).map { "\(graph.master.id) \($0)" })
-                for (j, (k, a)) in separate.enumerated() {
-                    let out = masterBase + channels + 2 * j, key = "mix:\(a.id)"
-                    add(ClearKernel(count: 2), key: "clear:out:\(a.id)", base: out, channels: 2, segment: auxSegment(k))
-                    junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: outputsSegment, mixKey: key, delayKey: "delay:\(a.id)", base: auxBase(k)))
-                    add(MixKernel(to: out, count: 2, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
-                                  motion: motion(key, a.mute ? 0 : Double(Float(a.volume)), registry)), key: key, base: auxBase(k), channels: 2, segment: auxSegment(k))
-                    names += ["\(a.id) L", "\(a.id) R"]
+                var out = masterBase + channels
+                for (k, a) in separate {
+                    let key = "mix:\(a.id)", width = auxWidths[k]
+                    add(ClearKernel(count: width), key: "clear:out:\(a.id)", base: out, channels: width, segment: auxSegment(k))
+                    junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: outputsSegment, mixKey: key, delayKey: "delay:\(a.id)",
+                                              base: auxBases[k], width: width))
+                    add(MixKernel(to: out, count: width, gain: a.mute ? 0 : Float(a.volume), sampleRate: fs,
+                                  motion: motion(key, a.mute ? 0 : Double(Float(a.volume)), registry)), key: key, base: auxBases[k], channels: width, segment: auxSegment(k))
+                    names += width == 2 ? ["\(a.id) L", "\(a.id) R"] : (1...width).map { "\(a.id) \($0)" }
+                    out += width
                 }
-                outputChannelCount = channels + 2 * separate.count
+                outputSegment = outputsSegment
+                outputChannelCount = out - masterBase
                 outputChannelNames = names
             }
         }

@@ -36,8 +36,9 @@ package struct LatencyCompensation {
             for need in needs.sorted(by: { $0.delay < $1.delay }) {
                 if need.delay > done {
                     let frames = need.delay - done
-                    let recipe = KernelRecipe(shape: KernelShape("delay", [frames, 2], carriesState: true)) { DelayLine(frames: frames, channelCount: 2) }
-                    run.append(PlannedStep(key: need.junction.delayKey, base: need.junction.base, channels: 2, segment: segment, content: .kernel(recipe)))
+                    let width = need.junction.width
+                    let recipe = KernelRecipe(shape: KernelShape("delay", [frames, width], carriesState: true)) { DelayLine(frames: frames, channelCount: width) }
+                    run.append(PlannedStep(key: need.junction.delayKey, base: need.junction.base, channels: width, segment: segment, content: .kernel(recipe)))
                     done = need.delay
                 }
                 run.append(steps[at.first { steps[$0].key == need.junction.mixKey }!])

@@ -39,13 +39,13 @@ public struct SendSpec: Sendable, Equatable {
     }
 }
 
-/// An aux bus: stereo, fed by sends.
+/// An aux bus (stereo unless it declares more channels), fed by sends.
 public struct AuxSpec: Sendable, Equatable {
     /// Where an aux bus goes.
     public enum Destination: String, Sendable, CaseIterable {
         /// Mixed into the master bus, before its chain (effect returns).
         case master
-        /// Two outputs of its own, after the master's (monitor mixes).
+        /// Outputs of its own (as many as its channels), after the master's (monitor mixes).
         case outputs
     }
 
@@ -54,16 +54,19 @@ public struct AuxSpec: Sendable, Equatable {
     public var volume: Double
     public var mute: Bool
     public var destination: Destination
+    /// The bus's channels, 1…64 (2 unless given).
+    public var channelCount = 2
     public var path: String
 
-    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, destination: Destination = .master, path: String = "") {
-        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.destination = destination; self.path = path
+    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, destination: Destination = .master, channelCount: Int = 2, path: String = "") {
+        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.destination = destination
+        self.channelCount = channelCount; self.path = path
     }
 }
 
 /// Where a channel's audio comes from.
 public enum ChannelSource: Sendable, Equatable {
-    /// Host inputs by zero-based index (one for mono, two for stereo).
+    /// Host inputs by zero-based index (one for mono, two for stereo, up to 64: a 5.1 stem on six).
     case inputs([Int])
     /// A sine generator (test tones, reference signals).
     case sine(frequencyHz: Double, levelDB: Double)
@@ -99,10 +102,12 @@ public struct GroupSpec: Sendable, Equatable {
     public var mute: Bool
     /// Sends to aux buses.
     public var sends: [SendSpec] = []
+    /// The bus's channels, 1…64 (2 unless given).
+    public var channelCount = 2
     public var path: String
 
-    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, sends: [SendSpec] = [], path: String = "") {
-        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.sends = sends; self.path = path
+    public init(id: String, chain: [NodeSpec] = [], volume: Double = 1, mute: Bool = false, sends: [SendSpec] = [], channelCount: Int = 2, path: String = "") {
+        self.id = id; self.chain = chain; self.volume = volume; self.mute = mute; self.sends = sends; self.channelCount = channelCount; self.path = path
     }
 }
 
@@ -113,6 +118,8 @@ public struct BusSpec: Sendable, Equatable {
     public var pan: Double = 0
     /// How live control addresses it (`set master.volume 0.5`): "master" unless the preset names it.
     public var id: String = "master"
+    /// The bus's channels before its chain, 1…64 (2 unless given; the chain may widen it).
+    public var channelCount = 2
     public var path: String
 
     public init(chain: [NodeSpec] = [], volume: Double = 1, path: String = "") {

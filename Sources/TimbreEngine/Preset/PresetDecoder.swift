@@ -107,7 +107,9 @@ public enum PresetDecoder {
             switch (inputField, generatorField) {
             case (let f?, nil):
                 let list = try f.array()
-                guard (1...2).contains(list.count) else { throw PresetError(path: f.path, "give one (mono) or two (stereo) input indices") }
+                guard (1...NodeLowering.maximumChannels).contains(list.count) else {
+                    throw PresetError(path: f.path, "give 1 (mono), 2 (stereo) or up to \(NodeLowering.maximumChannels) input indices")
+                }
                 var indices: [Int] = []
                 for (k, v) in list.enumerated() {
                     let d = try Field(value: v, path: "\(f.path)[\(k)]").number(in: GraphSources.input.range, unit: "")
@@ -151,8 +153,9 @@ public enum PresetDecoder {
                 let volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
                 let mute = try o.optional("mute")?.bool() ?? false
                 let sends = try o.optional("sends").map { (f: Field) throws(PresetError) in try decodeSends(f) } ?? []
+                let width = try busChannels(&o)
                 try o.finish()
-                groups.append(GroupSpec(id: id, chain: chain, volume: volume, mute: mute, sends: sends, path: path))
+                groups.append(GroupSpec(id: id, chain: chain, volume: volume, mute: mute, sends: sends, channelCount: width, path: path))
             }
         }
         var auxes: [AuxSpec] = []
@@ -165,8 +168,9 @@ public enum PresetDecoder {
                 let volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
                 let mute = try o.optional("mute")?.bool() ?? false
                 let destination = try o.optional("to")?.oneOf(AuxSpec.Destination.self) ?? .master
+                let width = try busChannels(&o)
                 try o.finish()
-                auxes.append(AuxSpec(id: id, chain: chain, volume: volume, mute: mute, destination: destination, path: path))
+                auxes.append(AuxSpec(id: id, chain: chain, volume: volume, mute: mute, destination: destination, channelCount: width, path: path))
             }
         }
         for sends in channels.map(\.sends) + groups.map(\.sends) {
@@ -189,6 +193,7 @@ public enum PresetDecoder {
             master.chain = try o.optional("chain").map { (f: Field) throws(PresetError) in try decodeChain(f) } ?? []
             master.volume = try o.optional("volume")?.number(in: ParameterRanges.volume, unit: "") ?? 1
             master.pan = try o.optional("pan")?.number(in: ParameterRanges.pan, unit: "") ?? 0
+            master.channelCount = try busChannels(&o)
             if let f = try o.optional("id") {
                 let id = try f.string()
                 let taken = channels.map(\.id) + groups.map(\.id) + auxes.map(\.id)
@@ -201,6 +206,14 @@ public enum PresetDecoder {
         }
         try g.finish()
         return GraphSpec(channels: channels, groups: groups, auxes: auxes, master: master)
+    }
+
+    /// A group's, aux's or the master's `channels`: a whole number 1…64, 2 when absent.
+    static func busChannels(_ o: inout ObjectReader) throws(PresetError) -> Int {
+        guard let f = try o.optional("channels") else { return 2 }
+        let d = try f.number(in: 1...Double(NodeLowering.maximumChannels), unit: "")
+        guard d == d.rounded() else { throw PresetError(path: f.path, "\(d) is not a whole number of channels") }
+        return Int(d)
     }
 
     /// A channel's or group's `sends`: `[{"aux": id, "level": 0…1, "pre": bool}]`.

@@ -56,12 +56,14 @@ public enum PresetEncoder {
                 if !gr.chain.isEmpty { o["chain"] = encode(gr.chain) }
                 if gr.mute { o["mute"] = .bool(true) }
                 if !gr.sends.isEmpty { o["sends"] = encode(gr.sends) }
+                if gr.channelCount != 2 { o["channels"] = .number(Double(gr.channelCount)) }
                 return .object(o)
             })
         }
         if !g.auxes.isEmpty {
             graph["auxes"] = .array(g.auxes.map { a in
                 var o: [String: JSONValue] = ["id": .string(a.id), "volume": .number(a.volume), "to": .string(a.destination.rawValue)]
+                if a.channelCount != 2 { o["channels"] = .number(Double(a.channelCount)) }
                 if !a.chain.isEmpty { o["chain"] = encode(a.chain) }
                 if a.mute { o["mute"] = .bool(true) }
                 return .object(o)
@@ -69,6 +71,7 @@ public enum PresetEncoder {
         }
         var master: [String: JSONValue] = ["volume": .number(g.master.volume)]
         if g.master.pan != 0 { master["pan"] = .number(g.master.pan) }
+        if g.master.channelCount != 2 { master["channels"] = .number(Double(g.master.channelCount)) }
         if g.master.id != "master" { master["id"] = .string(g.master.id) }
         if !g.master.chain.isEmpty { master["chain"] = encode(g.master.chain) }
         graph["master"] = .object(master)
