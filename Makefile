@@ -93,7 +93,7 @@ presets:
 ## The routing pictures in docs/routing, drawn by timbre from the shipped presets (a test
 ## compares them with what the binary draws).
 diagrams: build
-	for p in active-speaker-2way monitor-mix surround-delivery ducking studio-graph; do $(BIN) presets diagram $$p --svg docs/routing/$$p.svg; done
+	for p in active-speaker-2way monitor-mix surround-delivery surround-stems ducking studio-graph; do $(BIN) presets diagram $$p --svg docs/routing/$$p.svg; done
 
 ## The node kinds' ranges and defaults written into the preset schema from the catalog
 ## (ParameterSpec; `timbre presets schema`), then embedded for the web page.

@@ -250,6 +250,29 @@ package enum EmbeddedPresets {
   ]
 }
 """#),
+        ("surround-stems", #"""
+{
+  "version": 1,
+  "name": "Surround stems",
+  "description": "A 5.1 mix from stems on 13 inputs, for timbre live or a 13-channel file: music (inputs 1-6) and effects (7-12) as 5.1 stems into a 5.1 stems group, a mono dialog (13) cleaned up (80 Hz high-pass, a gentle compressor) and put in the centre by a matrix, then the delivery chain on the 5.1 master: a 20 Hz subsonic cut and a true-peak limiter linked across the six channels at -2 dBTP. Six outputs in WAV order (L R C LFE BL BR).",
+  "graph": {
+    "channels": [
+      { "id": "music", "input": [0, 1, 2, 3, 4, 5], "group": "stems", "volume": 0.8 },
+      { "id": "effects", "input": [6, 7, 8, 9, 10, 11], "group": "stems", "volume": 0.7 },
+      { "id": "dialog", "input": [12], "channels": 6, "chain": [
+        { "type": "highpass", "id": "dialog-hp", "frequency": 80, "slope": 12 },
+        { "type": "compressor", "id": "dialog-comp", "threshold": -24, "ratio": 2.5, "attack": 10, "release": 150, "makeup": "auto" },
+        { "type": "matrix", "id": "to-centre", "outputs": 6, "routes": [{ "from": 0, "to": 2 }] }
+      ] }
+    ],
+    "groups": [{ "id": "stems", "channels": 6, "volume": 1 }],
+    "master": { "channels": 6, "chain": [
+      { "type": "highpass", "id": "subsonic", "frequency": 20, "slope": 24 },
+      { "type": "limiter", "id": "ceiling", "ceiling": -2 }
+    ] }
+  }
+}
+"""#),
         ("taae-10band", #"""
 {
   "version": 1,
@@ -1198,6 +1221,12 @@ package enum EmbeddedPresets {
                     }
                   }
                 }
+              },
+              "channels": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 64,
+                "description": "the most channels the channel's chain may make (a mono dialog upmixed by a matrix into a 5.1 centre); default as many as its input, at least 2"
               }
             },
             "not": {

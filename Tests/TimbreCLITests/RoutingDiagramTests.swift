@@ -8,7 +8,7 @@ import TimbreTestSupport
 /// usage error.
 @Suite struct RoutingDiagramTests {
     static let docs = ProcessRunner.repoRoot.appendingPathComponent("docs/routing").path
-    static let shown = ["active-speaker-2way", "monitor-mix", "surround-delivery", "ducking", "studio-graph"]
+    static let shown = ["active-speaker-2way", "monitor-mix", "surround-delivery", "surround-stems", "ducking", "studio-graph"]
 
     @Test(arguments: shown)
     func docsPicturesAreCurrent(preset: String) throws {

@@ -118,3 +118,22 @@ import TimbreTestSupport
         #expect(error(#"{"channels": [{"id": "s", "input": [0]}], "master": {"channels": 65}}"#).contains("graph.master.channels: 65 is out of range (allowed 1…64)"))
     }
 }
+
+extension WideBusTests {
+    /// A mono dialog channel declaring six channels, its chain's matrix putting it in a 5.1
+    /// centre; beside a stereo music channel in the front pair.
+    @Test func aMonoDialogUpmixedIntoTheCentre() throws {
+        let body = #"""
+        {"channels": [{"id": "dialog", "input": [0], "channels": 6, "chain": [{"type": "matrix", "outputs": 6, "routes": [{"from": 0, "to": 2}]}]},
+                      {"id": "music", "input": [1, 2], "volume": 0.5}],
+         "master": {"channels": 6}}
+        """#
+        let inputs = [Self.six[0], Self.stereo[0], Self.stereo[1]]
+        let (out, _) = try Self.render(body, inputs: inputs)
+        let silent = [Float](repeating: 0, count: Self.n)
+        let expected: [[Float]] = [Self.stereo[0].map { 0.5 * $0 }, Self.stereo[1].map { 0.5 * $0 }, Self.six[0], silent, silent, silent]
+        var worst: Float = 0
+        for c in 0..<6 { worst = max(worst, Self.worst(out[c], expected[c])) }
+        #expect(worst < 2e-7, "\(worst)")
+    }
+}

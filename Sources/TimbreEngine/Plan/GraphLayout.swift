@@ -59,8 +59,9 @@ package struct GraphLayout {
         case .graph(let graph):
             finishedBuses = [:]
             let inputs = format.inputChannelCount
-            // Every bus's width first (the layout needs them all): a channel's is its source's,
-            // at least 2 (mono and stereo are panned into stereo); a player is opened here for it.
+            // Every bus's width first (the layout needs them all): a channel's is its source's, or
+            // the `channels` it declares for its chain to make, at least 2 (mono and stereo are
+            // panned into stereo); a player is opened here for it.
             var players: [Int: PlayerState] = [:]
             var sourceWidths: [Int] = []
             for (k, ch) in graph.channels.enumerated() {
@@ -76,7 +77,7 @@ package struct GraphLayout {
                     sourceWidths.append(state.channelCount)
                 }
             }
-            let channelWidths = sourceWidths.map { max(2, $0) }
+            let channelWidths = zip(graph.channels, sourceWidths).map { max(2, $1, $0.channelCount ?? 0) }
             let groupWidths = graph.groups.map(\.channelCount), auxWidths = graph.auxes.map(\.channelCount)
             let masterWidth = graph.master.channelCount
             /// Each bus's first work channel, the buses laid out one after another from `start`.

@@ -86,6 +86,9 @@ public struct ChannelSpec: Sendable, Equatable {
     public var group: String?
     /// Sends to aux buses.
     public var sends: [SendSpec] = []
+    /// The most channels its chain may make (a mono dialog upmixed into a 5.1 centre): nil for
+    /// as many as its source gives, at least 2.
+    public var channelCount: Int?
     public var path: String
 
     public init(id: String, source: ChannelSource, chain: [NodeSpec] = [], volume: Double = 1, pan: Double = 0,

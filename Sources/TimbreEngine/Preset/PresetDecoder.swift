@@ -140,8 +140,11 @@ public enum PresetDecoder {
             let solo = try c.optional("solo")?.bool() ?? false
             let group = try c.optional("group")?.string()
             let sends = try c.optional("sends").map { (f: Field) throws(PresetError) in try decodeSends(f) } ?? []
+            let width = try declaredChannels(&c)
             try c.finish()
-            channels.append(ChannelSpec(id: id, source: source, chain: chain, volume: volume, pan: pan, mute: mute, solo: solo, group: group, sends: sends, path: path))
+            var spec = ChannelSpec(id: id, source: source, chain: chain, volume: volume, pan: pan, mute: mute, solo: solo, group: group, sends: sends, path: path)
+            spec.channelCount = width
+            channels.append(spec)
         }
         var groups: [GroupSpec] = []
         if let groupsField = try g.optional("groups") {
@@ -209,8 +212,11 @@ public enum PresetDecoder {
     }
 
     /// A group's, aux's or the master's `channels`: a whole number 1…64, 2 when absent.
-    static func busChannels(_ o: inout ObjectReader) throws(PresetError) -> Int {
-        guard let f = try o.optional("channels") else { return 2 }
+    static func busChannels(_ o: inout ObjectReader) throws(PresetError) -> Int { try declaredChannels(&o) ?? 2 }
+
+    /// An object's `channels` (1…64), nil when absent.
+    static func declaredChannels(_ o: inout ObjectReader) throws(PresetError) -> Int? {
+        guard let f = try o.optional("channels") else { return nil }
         let d = try f.number(in: 1...Double(NodeLowering.maximumChannels), unit: "")
         guard d == d.rounded() else { throw PresetError(path: f.path, "\(d) is not a whole number of channels") }
         return Int(d)

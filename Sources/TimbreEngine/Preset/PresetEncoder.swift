@@ -47,6 +47,7 @@ public enum PresetEncoder {
             if c.solo { o["solo"] = .bool(true) }
             if let group = c.group { o["group"] = .string(group) }
             if !c.sends.isEmpty { o["sends"] = encode(c.sends) }
+            if let w = c.channelCount { o["channels"] = .number(Double(w)) }
             return .object(o)
         }
         var graph: [String: JSONValue] = ["channels": .array(channels)]

@@ -56,7 +56,13 @@ package struct RoutingDiagram {
                 }
                 let s = add(Box(title: source, lines: [], colour: inputColour, column: 0))
                 var lines = ch.chain.flatMap { Self.wrapped($0.summary) }
-                lines.append("volume \(JSONValue.number(ch.volume).brief), pan \(JSONValue.number(ch.pan).brief)\(ch.mute ? ", muted" : "")\(ch.solo ? ", solo" : "")")
+                let sourceWidth: Int
+                if case .inputs(let i) = ch.source { sourceWidth = i.count } else { sourceWidth = 0 }
+                if max(sourceWidth, ch.channelCount ?? 0) > 2 {
+                    lines.append("\(max(sourceWidth, ch.channelCount ?? 0)) channels, volume \(JSONValue.number(ch.volume).brief)\(ch.mute ? ", muted" : "")\(ch.solo ? ", solo" : "")")
+                } else {
+                    lines.append("volume \(JSONValue.number(ch.volume).brief), pan \(JSONValue.number(ch.pan).brief)\(ch.mute ? ", muted" : "")\(ch.solo ? ", solo" : "")")
+                }
                 if !ch.sends.isEmpty { lines.append(Self.sendsLine(ch.sends)) }
                 let c = add(Box(title: "channel \(ch.id)", lines: lines, colour: chainColour, column: 1))
                 arrows.append(Arrow(from: s, to: c, label: nil))
@@ -64,18 +70,18 @@ package struct RoutingDiagram {
             }
             for g in graph.groups {
                 var lines = g.chain.flatMap { Self.wrapped($0.summary) }
-                lines.append("volume \(JSONValue.number(g.volume).brief)\(g.mute ? ", muted" : "")")
+                lines.append(Self.width(g.channelCount) + "volume \(JSONValue.number(g.volume).brief)\(g.mute ? ", muted" : "")")
                 if !g.sends.isEmpty { lines.append(Self.sendsLine(g.sends)) }
                 groupBoxes[g.id] = add(Box(title: "group \(g.id)", lines: lines, colour: busColour, column: 2))
             }
             let auxColumn = graph.groups.isEmpty ? 2 : 3
             for a in graph.auxes {
                 var lines = a.chain.flatMap { Self.wrapped($0.summary) }
-                lines.append("volume \(JSONValue.number(a.volume).brief)\(a.mute ? ", muted" : "")")
+                lines.append(Self.width(a.channelCount) + "volume \(JSONValue.number(a.volume).brief)\(a.mute ? ", muted" : "")")
                 auxBoxes[a.id] = add(Box(title: "aux \(a.id)", lines: lines, colour: auxColour, column: auxColumn))
             }
             var masterLines = graph.master.chain.flatMap { Self.wrapped($0.summary) }
-            masterLines.append("volume \(JSONValue.number(graph.master.volume).brief)\(graph.master.pan != 0 ? ", pan \(JSONValue.number(graph.master.pan).brief)" : "")")
+            masterLines.append(Self.width(graph.master.channelCount) + "volume \(JSONValue.number(graph.master.volume).brief)\(graph.master.pan != 0 ? ", pan \(JSONValue.number(graph.master.pan).brief)" : "")")
             finalBox = add(Box(title: graph.master.id, lines: masterLines, colour: busColour, column: graph.auxes.isEmpty ? auxColumn : auxColumn + 1))
             for ch in graph.channels { arrows.append(Arrow(from: channelBoxes[ch.id]!, to: ch.group.flatMap { groupBoxes[$0] } ?? finalBox, label: nil)) }
             for g in graph.groups { arrows.append(Arrow(from: groupBoxes[g.id]!, to: finalBox, label: nil)) }
@@ -115,6 +121,9 @@ package struct RoutingDiagram {
     }
 
     /// `sends: singer 0.9 pre, verb 0.3` (the dashed arrows' levels).
+    /// "6 channels, " for a bus wider or narrower than stereo; nothing for stereo.
+    static func width(_ channels: Int) -> String { channels == 2 ? "" : "\(channels) channel\(channels == 1 ? "" : "s"), " }
+
     static func sendsLine(_ sends: [SendSpec]) -> String {
         "sends: " + sends.map { "\($0.aux) \(JSONValue.number($0.level).brief)\($0.preFader ? " pre" : "")" }.joined(separator: ", ")
     }
