@@ -94,6 +94,37 @@ if !selfTestJack {
     totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
+// Buses wider than stereo: 5.1 stems into a six-channel group, a mono dialog upmixed into the
+// centre, a six-channel aux with outputs of its own behind a delay, a six-channel master whose
+// loudness compensation follows its volume; levels, sends, routes and band gains edited.
+let wideGraph = #"""
+{"version": 1, "name": "wide graph", "graph": {
+  "channels": [{"id": "music", "input": [0, 1, 2, 3, 4, 5], "group": "stems", "sends": [{"aux": "wide", "level": 0.5, "pre": true}]},
+               {"id": "fx", "input": [6, 7, 6, 7, 6, 7], "group": "stems", "chain": [{"type": "limiter", "id": "fxlim", "ceiling": -1}]},
+               {"id": "dialog", "input": [0], "channels": 6, "chain": [{"type": "matrix", "id": "centre", "outputs": 6, "routes": [{"from": 0, "to": 2}]}]}],
+  "groups": [{"id": "stems", "channels": 6, "chain": [{"type": "eq", "id": "geq", "bands": [{"gain": 2}]}]}],
+  "auxes": [{"id": "wide", "channels": 6, "to": "outputs", "chain": [{"type": "delay", "id": "wdly", "time": 20}]}],
+  "master": {"channels": 6, "chain": [{"type": "loudnessCompensation", "id": "lc", "followMaster": true}, {"type": "limiter", "id": "lim", "ceiling": -2}]}}}
+"""#
+if !selfTestJack {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(wideGraph.utf8)), sampleRate: 48000, inputChannelCount: 8, outputChannelCount: 8)
+    engine.warmUp()
+    let interpreter = EveryNodePresets.interpreter(engine)
+    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { k in
+        let command: ControlCommand = switch k % 6 {
+        case 0: .set(address: "music.volume", value: Double(k % 10) / 10)
+        case 1: .set(address: "stems.volume", value: Double(k % 5) / 5)
+        case 2: .set(address: "master.volume", value: Double(1 + k % 8) / 8)
+        case 3: .set(address: "music.sends[0].level", value: Double(k % 4) / 4)
+        case 4: .set(address: "centre.routes[0].gain", value: -Double(k % 12))
+        default: .set(address: "geq.bands[0].gain", value: Double(k % 9) - 4)
+        }
+        _ = try interpreter.perform(command)
+    }
+    print("RealtimeSanitizer (wide graph): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
+    totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
 // Plugins (LV2 through lilv and LADSPA, real Debian plugins): eg-amp as two mono instances,
 // x42 fil4 (atom ports, parameter smoothing), x42 dpl (latency port), swh amp (LADSPA), with
 // their controls and bypasses edited concurrently (each edit recompiles the plan; the
@@ -219,7 +250,7 @@ for _ in 0..<2_000 {
     timbre_rtsan_realtime_exit()
 }
 print("RealtimeSanitizer (resamplers): 2000 calls of every engine (\(drill.framesPerBlock) frames each) in realtime sections; no violations")
-print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, plugin, fir and convolver from files, and player presets); no violations")
+print("RealtimeSanitizer: \(totalBlocks) blocks, \(totalEdits) concurrent edits (chain, graph, 8-channel, wide graph, plugin, fir and convolver from files, and player presets); no violations")
 
 /// The MIDI-sending client's process callback, outside the main actor (top-level closures
 /// would be isolated to it and trap on JACK's thread).

@@ -244,6 +244,16 @@ import TimbreTestSupport
         #expect(status["outputNames"] as? [String] == ["main L", "main R", "singer L", "singer R", "guitarist L", "guitarist R"], "\(status)")
     }
 
+    /// Buses wider than stereo live: `surround-stems` opens 13 input ports (two 5.1 stems and a
+    /// mono dialog) and six outputs by itself, and the six recorded outputs equal the offline render.
+    @Test func surroundStemsLiveEqualsOffline() throws {
+        let n = 48000
+        let preset = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("Presets/surround-stems.json"), encoding: .utf8)
+        let status = try Self.liveEqualsOffline(preset: preset, name: "ts", label: "surround-stems, 13 inputs and six outputs",
+                                                signal: (0..<13).map { Self.noise(n, seed: UInt64(40 + $0)) }, outputs: 6)
+        #expect((status["inputs"] as? [String])?.count == 13, "\(status)")
+    }
+
     static let threeWayChain = """
       {"type": "crossover", "id": "xo", "frequencies": [250, 2500], "order": 4},
       {"type": "drivers", "id": "drv", "outputs": [
