@@ -427,6 +427,12 @@ public enum OfflineRenderer {
             } catch { throw .file(error) }
             writer?.ditherOnlyOffGrid = request.ditherOnlyOffGrid
             // FLAC fixes the order of up to 8 channels itself (WAV's); other containers say nothing.
+            // Discrete outputs in a container whose channel count fixes a speaker order (FLAC, and
+            // Vorbis and Opus in Ogg): players take them for speakers (quad, 5.1). WAV and RF64
+            // say there is no order (mask 0); AIFF, CAF, W64 and AU say nothing.
+            if discrete, writtenCount > 2, [.flac, .ogg, .opus].contains(format) {
+                warnings.append("\(format.rawValue) fixes a speaker order for \(writtenCount) channels: players will take these discrete outputs (\(writtenNames?.joined(separator: ", ") ?? "")) for speakers (WAV or RF64 mark them as discrete)")
+            }
             if let declaredLayout, declaredLayout.channelCount > 2, !discrete, writer?.writtenLayout == nil, format != .flac {
                 warnings.append("\(format.rawValue) cannot declare the channel layout \(declaredLayout): players will assume an order")
             }

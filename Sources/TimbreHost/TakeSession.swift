@@ -64,7 +64,7 @@ package final class TakeSession {
         case .inputs: ports = host.inputPortNames.count
         case .master: ports = host.outputPortNames.count
         case .bus(let id):
-            ports = 2
+            ports = host.engine.plan.busWidths[id] ?? 2
             guard case .graph(let g) = host.engine.preset.form, (g.channels.map(\.id) + g.groups.map(\.id)).contains(id) else {
                 throw .usage("record start \(path) \(id): the source is master, inputs, or a channel or group of the graph preset")
             }

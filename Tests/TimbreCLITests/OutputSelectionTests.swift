@@ -4,7 +4,8 @@ import TimbreTestSupport
 
 /// `timbre render --outputs` (#40): a file of some of a graph's outputs, by name or number, in
 /// the order given — the same samples as those channels of a render of every output — with
-/// their names in the summary; a name that does not exist is a usage error listing the names.
+/// their names in the summary; a name that does not exist is a usage error listing the names;
+/// discrete outputs in a FLAC file (whose channel count fixes an order) get a warning.
 @Suite struct OutputSelectionTests {
     @Test func namedAndNumberedOutputsAreThoseChannelsOfTheWholeRender() throws {
         let d = try CLI.tempDir()
@@ -29,6 +30,9 @@ import TimbreTestSupport
         #expect(bad.status == 1)
         #expect(bad.stderr.contains(#"output "tweeter" does not exist (the graph has 4 outputs: "woofer L", "woofer R", "tweeter L", "tweeter R" or 1…4) (--outputs)"#), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d + "/bad.wav"))
+        // Discrete outputs in FLAC, whose channel count fixes a speaker order: said, not hidden.
+        let flac = try CLI.run(["render", d + "/in.wav", "-o", d + "/all.flac", "--preset", "active-speaker-2way"])
+        #expect(flac.status == 0 && flac.stderr.contains("flac fixes a speaker order for 4 channels: players will take these discrete outputs (woofer L, woofer R, tweeter L, tweeter R) for speakers"), "\(flac.stderr)")
         let twice = try CLI.run(["render", d + "/in.wav", "-o", d + "/bad.wav", "--outputs", "1,1"])
         #expect(twice.status == 1 && twice.stderr.contains(#"output "1" is named twice"#), "\(twice.stderr)")
     }

@@ -129,14 +129,15 @@ import TimbreTestSupport
     }
 
     /// A channel's bus as the source (`record start voice.wav voice`): a graph whose `voice`
-    /// channel takes inputs 1–2 through a −6.0206 dB gain, beside a `music` channel; the take is
-    /// the voice bus — 0.5 × what was sent, within one 24-bit step — and the music is not in it.
+    /// channel takes inputs 1–4 (a four-channel bus, into a four-channel master) through a
+    /// −6.0206 dB gain, beside a stereo `music` channel; the take has the bus's four channels —
+    /// 0.5 × what was sent, within one 24-bit step — and the music is not in it.
     /// Stopping removes the tap with a plan swap; the host keeps playing.
     @Test func liveRecordsAChannelBus() throws {
         let server = try JackServer()
         defer { server.stop() }
         let d = Self.tempDir()
-        let json = #"{"version": 1, "name": "bus", "graph": {"channels": [{"id": "voice", "input": [0, 1], "chain": [{"type": "gain", "gain": -6.020599913279624}]}, {"id": "music", "input": [2, 3]}], "master": {"chain": []}}}"#
+        let json = #"{"version": 1, "name": "bus", "graph": {"channels": [{"id": "voice", "input": [0, 1, 2, 3], "chain": [{"type": "gain", "gain": -6.020599913279624}]}, {"id": "music", "input": [2, 3]}], "master": {"channels": 4, "chain": []}}}"#
         let live = try LiveProcess(["--preset", LiveJackTests.writePreset(json), "--name", "tl", "--inputs", "4"], cwd: d)
         #expect(live.waitForLine { $0.hasPrefix("ready:") } != nil, "stderr: \(live.errors)")
         let n = 96_000
@@ -156,8 +157,9 @@ import TimbreTestSupport
         #expect(!FileManager.default.fileExists(atPath: d + "/nowhere.wav") && live.errors.contains("drums"), "an unknown bus is refused: \(live.errors)")
         let take = try Self.read(d + "/voice.wav")
         guard let a = take[0].firstIndex(where: { $0 != 0 }), a + n <= take[0].count else { Issue.record("empty take"); return }
+        #expect(take.count == 4, "the take has the bus's channels")
         var worst: Float = 0
-        for c in 0..<2 { for i in 0..<n { worst = max(worst, abs(take[c][a + i] - 0.5 * signal[c][i])) } }
+        for c in 0..<min(4, take.count) { for i in 0..<n { worst = max(worst, abs(take[c][a + i] - 0.5 * signal[c][i])) } }
         print("channel bus take: 0.5 x the voice inputs within \(worst) (pcm24), at frame \(a)")
         #expect(worst <= 1.2e-7)
         let status = try live.status()

@@ -23,6 +23,8 @@ package struct GraphLayout {
     /// The output channels' names when the preset made discrete channels (a crossover's bands,
     /// named drivers); nil for positional outputs (mono, stereo, a file's layout).
     package var outputChannelNames: [String]?
+    /// Each channel's, group's and aux's bus width (what a take of the bus records), by id.
+    package var busWidths: [String: Int] = [:]
     /// The names after the chain ``addChain`` lowered last.
     var chainNames: [String]?
     /// Shared states the plan keeps alive (meters, shifters, players, plugins), by key.
@@ -147,7 +149,8 @@ package struct GraphLayout {
                     width = channels
                 }
                 try addMeter(key: ch.id, registry: registry, base: base, channels: width, segment: k, sampleRate: fs)
-                if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: 2, segment: k) }
+                busWidths[ch.id] = width
+                if let tap = registry?.busTaps[ch.id] { add(BusTapKernel(tap: tap), key: "tap:\(ch.id)", base: base, channels: width, segment: k) }
                 let audible = !ch.mute && (!soloing || ch.solo)
                 let g = groupIndex(ch)
                 let what = "channel \"\(ch.id)\""
@@ -172,7 +175,8 @@ package struct GraphLayout {
                 guard channels == width else { throw PresetError(path: g.path, "\(what) has \(width) channels and its chain ends with \(channels)") }
                 try fit(width, from: what, into: masterWidth, "the master bus", hint: "the master", at: g.path)
                 try addMeter(key: g.id, registry: registry, base: base, channels: width, segment: groupSegment(k), sampleRate: fs)
-                if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: base, channels: 2, segment: groupSegment(k)) }
+                busWidths[g.id] = width
+                if let tap = registry?.busTaps[g.id] { add(BusTapKernel(tap: tap), key: "tap:\(g.id)", base: base, channels: width, segment: groupSegment(k)) }
                 let fader = g.mute ? 0 : Double(Float(g.volume))
                 try addSends(g.sends, pre: true, from: g.id, what: what, width: width, base: base, segment: groupSegment(k), source: groupSegment(k), fader: fader)
                 junctions.append(Junction(segment: groupSegment(k), source: groupSegment(k), target: masterSegment,
@@ -189,7 +193,8 @@ package struct GraphLayout {
                 let channels = try addChain(a.chain, base: base, channels: width, keyPrefix: "\(a.id)/", segment: auxSegment(k), format: format, registry: registry, widthLimit: width)
                 guard channels == width else { throw PresetError(path: a.path, "\(what) has \(width) channels and its chain ends with \(channels)") }
                 try addMeter(key: a.id, registry: registry, base: base, channels: width, segment: auxSegment(k), sampleRate: fs)
-                if let tap = registry?.busTaps[a.id] { add(BusTapKernel(tap: tap), key: "tap:\(a.id)", base: base, channels: 2, segment: auxSegment(k)) }
+                busWidths[a.id] = width
+                if let tap = registry?.busTaps[a.id] { add(BusTapKernel(tap: tap), key: "tap:\(a.id)", base: base, channels: width, segment: auxSegment(k)) }
                 if a.destination == .master {
                     try fit(width, from: what, into: masterWidth, "the master bus", hint: "the master", at: a.path)
                     junctions.append(Junction(segment: auxSegment(k), source: auxSegment(k), target: masterSegment,

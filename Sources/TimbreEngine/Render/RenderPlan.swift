@@ -32,6 +32,8 @@ public final class RenderPlan {
     /// the `drivers` node's labels: "low L", "tweeter R"); nil for positional outputs (mono,
     /// stereo, a file's own layout).
     public let outputChannelNames: [String]?
+    /// A graph's channel, group and aux buses' widths, by id (a take of a bus records them all).
+    package let busWidths: [String: Int]
     /// Frames of latency this plan adds between input and output: the longest path through its
     /// nodes (`pitch` and `plugin` nodes; shorter parallel paths are delayed to meet it).
     public let latencyFrames: Int
@@ -81,6 +83,7 @@ public final class RenderPlan {
                               outputChannelCount: layout.outputChannelCount, transferSource: previous.map { UnsafeMutableRawPointer($0.core) })
         outputChannelCount = layout.outputChannelCount
         outputChannelNames = layout.outputChannelNames
+        busWidths = layout.busWidths
         latencyFrames = aligned.latencyFrames
         outline = .init(keys: aligned.steps.map(\.key), shapes: aligned.steps.map { $0.recipe!.shape }, members: aligned.steps.map(\.members))
         hasUnfusedNewcomers = fusion.hasUnfusedNewcomers
