@@ -47,6 +47,9 @@ public struct RenderRequest: Sendable {
     /// The graph outputs to write, in order, by name (a crossover's `"tweeter L"`, an aux's
     /// `"mon L"`) or by number from 1; nil writes every output.
     public var outputs: [String]?
+    /// The names of the channels a second pass writes from a capture (`--normalize`): the first
+    /// pass's outputs, discrete when named.
+    var capturedOutputNames: [String]?
     /// Playback speed (0.25…4 varispeed): the output lasts input duration / speed.
     public var speed: Double
     public var rateMode: RateMode
@@ -331,6 +334,8 @@ public enum OfflineRenderer {
                               progress: ((RenderProgress) -> Void)? = nil) throws(RenderError) -> RenderSummary {
         var r = request
         r.preset = .none; r.combination = nil
+        // The capture holds the outputs the first pass wrote, named as it named them.
+        r.outputs = nil; r.capturedOutputNames = first.channelNames
         // The inputs' headers only: their tags, encoding and time reference.
         var readers: [SoundFileReader] = []
         for path in request.inputPaths.prefix(1) where path != "-" {
@@ -365,9 +370,10 @@ public enum OfflineRenderer {
                 sampleRate: outputRate, inputChannelCount: inputSource?.channelCount ?? inputTimeline?.channelCount ?? 1, maxBlockFrames: request.blockFrames), registry: registry)
         } catch { throw .preset(file: presetName, error) }
         // The outputs written: all, or the ones `outputs` names (`selected[k]`: the plan's output).
-        let selected = try Self.selectOutputs(request.outputs, names: plan.outputChannelNames, count: plan.outputChannelCount)
+        let planNames = request.capturedOutputNames ?? plan.outputChannelNames
+        let selected = try Self.selectOutputs(request.outputs, names: planNames, count: plan.outputChannelCount)
         let writtenCount = selected.count, allOutputs = selected == Array(0..<plan.outputChannelCount)
-        let writtenNames = plan.outputChannelNames.map { names in selected.map { names[$0] } }
+        let writtenNames = planNames.map { names in selected.map { names[$0] } }
         let feeders = plan.playerStates.compactMap { $0.state.feeder as? PlayerFeeder }
         var timeline: TimelineSource
         var source: FrameSource
@@ -410,7 +416,7 @@ public enum OfflineRenderer {
         let sameChannels = request.combination != .mix && request.channelCount == nil && reader?.channelCount == plan.outputChannelCount
         // Discrete outputs (a crossover's bands) have no positions: none is declared, and a
         // WAVE_FORMAT_EXTENSIBLE mask says so. Positional outputs keep the positions of the ones written.
-        let discrete = plan.outputChannelNames != nil
+        let discrete = planNames != nil
         let planLayout = sameChannels ? reader!.channelLayout : .standard(channelCount: plan.outputChannelCount)
         let outputLayout = discrete ? ChannelLayout(Array(repeating: .unknown, count: writtenCount))
             : allOutputs ? planLayout : ChannelLayout(selected.map { planLayout.positions[$0] })

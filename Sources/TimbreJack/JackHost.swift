@@ -120,6 +120,13 @@ public final class JackHost: @unchecked Sendable {
         // (`timbre:tweeter L`), which `jack_lsp -A` and patchbays show beside `out_5`.
         if let names = engine.plan.outputChannelNames {
             for (k, port) in jack.outputPorts.enumerated() where k < names.count { _ = jack_port_set_alias(port, "\(jack.name):\(names[k])") }
+        } else if outputs > 2 {
+            // Positional outputs wider than stereo (a 5.1 master) by their speaker, in WAV's
+            // order: `timbre:LFE` beside `out_4`.
+            let positions = ChannelLayout.standard(channelCount: outputs).positions
+            for (k, port) in jack.outputPorts.enumerated() where positions[k] != .unknown {
+                _ = jack_port_set_alias(port, "\(jack.name):\(positions[k].rawValue)")
+            }
         }
         engine.warmUp()
         let inPorts = UnsafeMutablePointer<OpaquePointer>.allocate(capacity: inputs)

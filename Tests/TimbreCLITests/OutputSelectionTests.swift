@@ -30,6 +30,15 @@ import TimbreTestSupport
         #expect(bad.status == 1)
         #expect(bad.stderr.contains(#"output "tweeter" does not exist (the graph has 4 outputs: "woofer L", "woofer R", "tweeter L", "tweeter R" or 1…4) (--outputs)"#), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d + "/bad.wav"))
+        // With --normalize (a measuring pass, then the capture written): the same outputs, still
+        // named and discrete, at the target.
+        let normalized = try CLI.run(["render", d + "/in.wav", "-o", d + "/norm.wav", "--preset", "active-speaker-2way", "--outputs", "tweeter L,tweeter R",
+                                      "--normalize", "-20", "--json"])
+        #expect(normalized.status == 0 && normalized.stdout.contains(#""channelNames":["tweeter L","tweeter R"]"#), "\(normalized.stdout) \(normalized.stderr)")
+        let all4 = try CLI.run(["render", d + "/in.wav", "-o", d + "/norm4.wav", "--preset", "active-speaker-2way", "--normalize", "-20"])
+        #expect(all4.status == 0)
+        #expect(try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=channel_layout", "-of", "csv=p=0", d + "/norm4.wav"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "unknown", "discrete outputs stay discrete through --normalize")
         // Discrete outputs in FLAC, whose channel count fixes a speaker order: said, not hidden.
         let flac = try CLI.run(["render", d + "/in.wav", "-o", d + "/all.flac", "--preset", "active-speaker-2way"])
         #expect(flac.status == 0 && flac.stderr.contains("flac fixes a speaker order for 4 channels: players will take these discrete outputs (woofer L, woofer R, tweeter L, tweeter R) for speakers"), "\(flac.stderr)")

@@ -245,12 +245,17 @@ import TimbreTestSupport
     }
 
     /// Buses wider than stereo live: `surround-stems` opens 13 input ports (two 5.1 stems and a
-    /// mono dialog) and six outputs by itself, and the six recorded outputs equal the offline render.
+    /// mono dialog) and six outputs by itself, named by their speakers (aliases `ts:L` … `ts:BR`),
+    /// and the six recorded outputs equal the offline render.
     @Test func surroundStemsLiveEqualsOffline() throws {
         let n = 48000
         let preset = try String(contentsOf: ProcessRunner.repoRoot.appendingPathComponent("Presets/surround-stems.json"), encoding: .utf8)
         let status = try Self.liveEqualsOffline(preset: preset, name: "ts", label: "surround-stems, 13 inputs and six outputs",
-                                                signal: (0..<13).map { Self.noise(n, seed: UInt64(40 + $0)) }, outputs: 6)
+                                                signal: (0..<13).map { Self.noise(n, seed: UInt64(40 + $0)) }, outputs: 6) { server in
+            // The six outputs by their speakers, as aliases (`jack_lsp -A`).
+            let lsp = try server.tool("/usr/bin/jack_lsp", ["-A"])
+            for speaker in ["L", "R", "C", "LFE", "BL", "BR"] { #expect(lsp.contains("ts:\(speaker)\n"), "\(speaker) in \(lsp)") }
+        }
         #expect((status["inputs"] as? [String])?.count == 13, "\(status)")
     }
 
@@ -273,17 +278,19 @@ import TimbreTestSupport
     /// server can mark a cycle late for reasons of its own: a run with xruns is printed and run
     /// once more on a fresh server, and the second must have none.
     @discardableResult
-    static func liveEqualsOffline(chain: String = "", preset: String? = nil, name: String, label: String, signal: [[Float]], outputs: Int = 2) throws -> [String: Any] {
-        var status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs)
+    static func liveEqualsOffline(chain: String = "", preset: String? = nil, name: String, label: String, signal: [[Float]], outputs: Int = 2,
+                                  inspect: ((JackServer) throws -> Void)? = nil) throws -> [String: Any] {
+        var status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs, inspect: inspect)
         if let xruns = status["xruns"] as? Int, xruns > 0 {
             print("JACK live vs offline, \(label): the server reported \(xruns) xruns (DSP load \(status["dspLoadPercent"] ?? "?") %); once more on a fresh server")
-            status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs)
+            status = try liveEqualsOfflineOnce(chain: chain, preset: preset, name: name, label: label, signal: signal, outputs: outputs, inspect: inspect)
         }
         #expect(status["xruns"] as? Int == 0, "xruns in two runs: \(status)")
         return status
     }
 
-    private static func liveEqualsOfflineOnce(chain: String, preset: String?, name: String, label: String, signal: [[Float]], outputs: Int) throws -> [String: Any] {
+    private static func liveEqualsOfflineOnce(chain: String, preset: String?, name: String, label: String, signal: [[Float]], outputs: Int,
+                                              inspect: ((JackServer) throws -> Void)?) throws -> [String: Any] {
         let server = try JackServer()
         defer { server.stop() }
         let json = preset ?? #"{"version": 1, "name": "live", "chain": [\#(chain)]}"#
@@ -293,6 +300,7 @@ import TimbreTestSupport
         let recording = try play(live, name: name, signal: signal, outputs: outputs)
         let status = try live.status()
         #expect((status["outputs"] as? [String])?.count == outputs, "output ports: \(status["outputs"] ?? "none")")
+        try inspect?(server)
         let hostStart = try #require(status["startFrameTime"] as? Int, "status: \(status)")
         let playStart = try #require(recording.playerStart), recordStart = try #require(recording.recorderStart)
         // A skipped cycle would shift the stream (an xrun alone does not: the output is checked below).
