@@ -5,7 +5,7 @@ import TimbreTestSignals
 import TimbreTestSupport
 
 /// Buses wider than stereo (#40): a channel carries as many channels as its inputs (a 5.1
-/// stem on six), groups, auxes and the master declare `"channels"` (1…64); a narrower path
+/// stem on six), groups, auxes and the master declare `"channels"` (2…64); a narrower path
 /// goes into the first channels of the bus it feeds (a stereo channel into a 5.1 master's
 /// front pair), a wider one is refused with its path. Checked against the sums worked out
 /// here, sample by sample; the same bits at every block size; paths of different latency
@@ -115,7 +115,7 @@ import TimbreTestSupport
             .contains("graph.channels[0].pan: pan is a stereo balance, and this channel carries 6 channels"))
         #expect(error(#"{"channels": [{"id": "s", "input": [0, 1]}], "groups": [{"id": "g", "channels": 6, "chain": [{"type": "matrix", "outputs": 2, "routes": []}]}], "master": {"channels": 6}}"#)
             .contains(#"graph.groups[0]: group "g" has 6 channels and its chain ends with 2"#))
-        #expect(error(#"{"channels": [{"id": "s", "input": [0]}], "master": {"channels": 65}}"#).contains("graph.master.channels: 65 is out of range (allowed 1…64)"))
+        #expect(error(#"{"channels": [{"id": "s", "input": [0]}], "master": {"channels": 65}}"#).contains("graph.master.channels: 65 is out of range (allowed 2…64)"))
     }
 }
 

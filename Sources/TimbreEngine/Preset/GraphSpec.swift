@@ -54,7 +54,7 @@ public struct AuxSpec: Sendable, Equatable {
     public var volume: Double
     public var mute: Bool
     public var destination: Destination
-    /// The bus's channels, 1…64 (2 unless given).
+    /// The bus's channels, 2…64 (2 unless given).
     public var channelCount = 2
     public var path: String
 
@@ -105,7 +105,7 @@ public struct GroupSpec: Sendable, Equatable {
     public var mute: Bool
     /// Sends to aux buses.
     public var sends: [SendSpec] = []
-    /// The bus's channels, 1…64 (2 unless given).
+    /// The bus's channels, 2…64 (2 unless given).
     public var channelCount = 2
     public var path: String
 
@@ -121,7 +121,7 @@ public struct BusSpec: Sendable, Equatable {
     public var pan: Double = 0
     /// How live control addresses it (`set master.volume 0.5`): "master" unless the preset names it.
     public var id: String = "master"
-    /// The bus's channels before its chain, 1…64 (2 unless given; the chain may widen it).
+    /// The bus's channels before its chain, 2…64 (2 unless given; the chain may widen it).
     public var channelCount = 2
     public var path: String
 

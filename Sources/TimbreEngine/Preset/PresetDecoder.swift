@@ -211,13 +211,14 @@ public enum PresetDecoder {
         return GraphSpec(channels: channels, groups: groups, auxes: auxes, master: master)
     }
 
-    /// A group's, aux's or the master's `channels`: a whole number 1…64, 2 when absent.
+    /// A group's, aux's or the master's `channels`: a whole number 2…64, 2 when absent.
     static func busChannels(_ o: inout ObjectReader) throws(PresetError) -> Int { try declaredChannels(&o) ?? 2 }
 
-    /// An object's `channels` (1…64), nil when absent.
+    /// An object's `channels` (2…64: every path into a bus is at least stereo; a mono output
+    /// comes from a master chain's `matrix`), nil when absent.
     static func declaredChannels(_ o: inout ObjectReader) throws(PresetError) -> Int? {
         guard let f = try o.optional("channels") else { return nil }
-        let d = try f.number(in: 1...Double(NodeLowering.maximumChannels), unit: "")
+        let d = try f.number(in: 2...Double(NodeLowering.maximumChannels), unit: "")
         guard d == d.rounded() else { throw PresetError(path: f.path, "\(d) is not a whole number of channels") }
         return Int(d)
     }
