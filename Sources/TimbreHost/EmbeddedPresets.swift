@@ -1224,7 +1224,7 @@ package enum EmbeddedPresets {
               },
               "channels": {
                 "type": "integer",
-                "minimum": 1,
+                "minimum": 2,
                 "maximum": 64,
                 "description": "the most channels the channel's chain may make (a mono dialog upmixed by a matrix into a 5.1 centre); default as many as its input, at least 2"
               }
@@ -1308,7 +1308,7 @@ package enum EmbeddedPresets {
               },
               "channels": {
                 "type": "integer",
-                "minimum": 1,
+                "minimum": 2,
                 "maximum": 64,
                 "default": 2,
                 "description": "the group bus's channels; a narrower path goes into its first channels, a wider one is refused"
@@ -1352,7 +1352,7 @@ package enum EmbeddedPresets {
               },
               "channels": {
                 "type": "integer",
-                "minimum": 1,
+                "minimum": 2,
                 "maximum": 64,
                 "default": 2,
                 "description": "the aux bus (and its outputs, with to: outputs)'s channels; a narrower path goes into its first channels, a wider one is refused"
@@ -1387,7 +1387,7 @@ package enum EmbeddedPresets {
             },
             "channels": {
               "type": "integer",
-              "minimum": 1,
+              "minimum": 2,
               "maximum": 64,
               "default": 2,
               "description": "the master bus before its chain (a 5.1 master: 6)'s channels; a narrower path goes into its first channels, a wider one is refused"
