@@ -10,7 +10,7 @@ import Foundation
 /// ```
 ///
 /// Realised as five biquads of fixed frequency and Q (a low shelf at 71.2 Hz, bells at 19.3 Hz,
-/// 79.3 Hz and 2634.7 Hz, a high shelf at 9869.5 Hz; RBJ cookbook forms, ``BilinearDesign``) whose
+/// 79.3 Hz and 2634.7 Hz, a high shelf at 9869.5 Hz; RBJ cookbook forms) whose
 /// gains are solved per listening level by Gauss–Newton least squares on the standard's 29
 /// frequencies (weight 1), the 12.5 kHz value held up to 20 kHz and the 20 Hz value held down to
 /// 5 Hz (weight 0.5 each, so the boost levels off instead of climbing towards DC). The shapes

@@ -52,14 +52,14 @@ package enum LoudnessCompensationNode: NodeDefinition {
     }
 
     package static func lower(_ s: LoudnessCompensationSettings, into node: inout NodeLowering) throws(PresetError) {
-        let volume: Double, masterMotion: ValueMotion.Handle?
+        let volume: Double, masterMotion: ValueMotion.Handle?, masterBits: UInt64
         if s.followsMaster {
             guard let master = node.masterVolume else {
                 throw PresetError(path: node.path + ".followMaster", "followMaster needs the node on a graph's master chain (elsewhere give it a volume)")
             }
-            volume = GainUnits.decibels(fromLinear: master.value); masterMotion = master.motion
+            volume = GainUnits.decibels(fromLinear: master.value); masterMotion = master.motion; masterBits = master.value.bitPattern
         } else {
-            volume = s.volumeDB; masterMotion = nil
+            volume = s.volumeDB; masterMotion = nil; masterBits = 0
         }
         let design = LoudnessCompensationDesign(referencePhon: s.referencePhon, sampleRate: node.sampleRate)
         let channels = node.channels
@@ -67,7 +67,8 @@ package enum LoudnessCompensationNode: NodeDefinition {
         node.addKernel(KernelRecipe(shape: KernelShape("loudness-compensation", carriesState: true)) {
             var step = LoudnessCompensationStep(filter: LoudnessCompensationFilter(design: design, channelCount: channels, volumeDB: volume))
             step.own = own?.makeFollower()
-            if let masterMotion { step.master = masterMotion; step.seen = GainUnits.linear(fromDB: volume).bitPattern }
+            // The master's value as its motion holds it: a new plan does not glide to where it is.
+            if let masterMotion { step.master = masterMotion; step.seen = masterBits }
             return step
         })
     }
