@@ -35,6 +35,12 @@ package enum GraphSources {
         package static let channelSendLevel = ParameterSpec("channels[].sends[].level", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
         package static let groupSendLevel = ParameterSpec("groups[].sends[].level", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
         package static let auxVolume = ParameterSpec("auxes[].volume", range: ParameterRanges.volume, default: 1, movesLive: true, in: ["graph"])
+        /// A bus's channels (structure: a change compiles a new plan).
+        package static let widthRange: ClosedRange<Double> = 2...Double(NodeLowering.maximumChannels)
+        package static let channelWidth = ParameterSpec("channels[].channels", range: widthRange, wholeNumber: true, in: ["graph"])
+        package static let groupWidth = ParameterSpec("groups[].channels", range: widthRange, default: 2, wholeNumber: true, in: ["graph"])
+        package static let auxWidth = ParameterSpec("auxes[].channels", range: widthRange, default: 2, wholeNumber: true, in: ["graph"])
+        package static let masterWidth = ParameterSpec("master.channels", range: widthRange, default: 2, wholeNumber: true, in: ["graph"])
     }
 
     /// Every graph parameter, in schema order.
@@ -42,5 +48,6 @@ package enum GraphSources {
         input, Sine.frequency, Sine.level, Player.rate, Player.loops, Player.start, Player.end, Player.offset, Player.volume, Player.pan,
         Bus.channelVolume, Bus.channelPan, Bus.groupVolume, Bus.masterVolume, Bus.masterPan,
         Bus.channelSendLevel, Bus.groupSendLevel, Bus.auxVolume,
+        Bus.channelWidth, Bus.groupWidth, Bus.auxWidth, Bus.masterWidth,
     ]
 }

@@ -218,7 +218,7 @@ public enum PresetDecoder {
     /// comes from a master chain's `matrix`), nil when absent.
     static func declaredChannels(_ o: inout ObjectReader) throws(PresetError) -> Int? {
         guard let f = try o.optional("channels") else { return nil }
-        let d = try f.number(in: 2...Double(NodeLowering.maximumChannels), unit: "")
+        let d = try f.number(in: GraphSources.Bus.widthRange, unit: "")
         guard d == d.rounded() else { throw PresetError(path: f.path, "\(d) is not a whole number of channels") }
         return Int(d)
     }
