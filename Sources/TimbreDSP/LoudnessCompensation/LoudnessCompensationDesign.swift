@@ -16,8 +16,9 @@ import Foundation
 /// 5 Hz (weight 0.5 each, so the boost levels off instead of climbing towards DC). The shapes
 /// were chosen once, by a joint fit over references 60–90 phon and levels 20 phon upwards
 /// (`scripts/loudness-compensation-shapes.py`); with the gains alone to solve, the fit is
-/// linear-like, unique, and its gains move smoothly with the level, so a table at 1-phon steps
-/// interpolated linearly is the design at every volume (a live volume change walks it).
+/// linear-like, unique, and its gains move smoothly with the level. The sections are designed
+/// here at 1-phon steps; between two steps the coefficients are interpolated on a straight
+/// line, which is all a live volume change does on the audio thread.
 ///
 /// The listening level `ref + v` is held within 20 phon (the standard's lowest contour) and
 /// the reference: louder than the reference nothing changes.
@@ -37,32 +38,37 @@ public struct LoudnessCompensationDesign: Sendable {
 
     public let referencePhon: Double
     public let sampleRate: Double
-    /// Section frequencies at this sample rate (held below 0.4 × the rate).
-    let frequencies: [Double]
-    /// Section gains (dB) per listening level, five per level: level `lowestLevel + i × step`
-    /// from `i × 5`, up to the reference (all zero).
-    public let gains: [Double]
+    /// The sections per listening level, designed here (never on the audio thread): level
+    /// `lowestLevel + i × step` from `i × tableStride`, five sections of (b0 b1 b2 a1 a2), up to
+    /// the reference (identities).
+    public let coefficients: [Double]
     /// The table's level step, phon (1 or a little less).
     public let step: Double
+    /// Doubles per level in ``coefficients``.
+    public static let tableStride = sectionCount * 5
 
     public init(referencePhon: Double, sampleRate: Double) {
         self.referencePhon = referencePhon
         self.sampleRate = sampleRate
         let frequencies = Self.shapes.map { min($0.frequencyHz, 0.4 * sampleRate) }
-        self.frequencies = frequencies
         let levels = max(2, Int((referencePhon - Self.lowestLevel).rounded(.up)) + 1)
         let step = (referencePhon - Self.lowestLevel) / Double(levels - 1)
         self.step = step
-        var gains = [Double](repeating: 0, count: levels * Self.sectionCount)
+        var table = [Double](repeating: 0, count: levels * Self.tableStride)
         var g = [Double](repeating: 0, count: Self.sectionCount)
         // From the reference down, each fit starting from the one above it.
-        for i in stride(from: levels - 2, through: 0, by: -1) {
-            let level = Self.lowestLevel + Double(i) * step
-            g = Self.fit(target: Self.targetPoints(referencePhon: referencePhon, volumeDB: level - referencePhon, sampleRate: sampleRate),
-                         frequencies: frequencies, sampleRate: sampleRate, start: g)
-            for k in 0..<Self.sectionCount { gains[i * Self.sectionCount + k] = g[k] }
+        for i in stride(from: levels - 1, through: 0, by: -1) {
+            if i < levels - 1 {
+                let level = Self.lowestLevel + Double(i) * step
+                g = Self.fit(target: Self.targetPoints(referencePhon: referencePhon, volumeDB: level - referencePhon, sampleRate: sampleRate),
+                             frequencies: frequencies, sampleRate: sampleRate, start: g)
+            }
+            for k in 0..<Self.sectionCount {
+                let c = Self.section(k, gainDB: g[k], frequencyHz: frequencies[k], sampleRate: sampleRate)
+                for (j, v) in [c.b0, c.b1, c.b2, c.a1, c.a2].enumerated() { table[i * Self.tableStride + 5 * k + j] = v }
+            }
         }
-        self.gains = gains
+        coefficients = table
     }
 
     /// The boost the contours ask for at ``EqualLoudnessContour/frequencies`` (dB), `volumeDB`
@@ -108,40 +114,39 @@ public struct LoudnessCompensationDesign: Sendable {
         return g
     }
 
-    /// Section `k` at `gainDB` (RBJ cookbook). Real-time safe.
+    /// Section `k` at `gainDB` (RBJ cookbook).
+    static func section(_ k: Int, gainDB: Double, frequencyHz: Double, sampleRate: Double) -> BiquadCoefficients {
+        let q = shapes[k].q
+        switch shapes[k].kind {
+        case .lowShelf: return BilinearDesign.lowShelf(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
+        case .peak: return BilinearDesign.peak(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
+        case .highShelf: return BilinearDesign.highShelf(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
+        }
+    }
+
+    /// Section `k` at `volumeDB`: a straight line between the table's two levels around it (a
+    /// biquad's stable denominators form a convex set, so every point on it is stable; the
+    /// levels are at most 1 phon apart). Real-time safe: loads and multiplies.
     #if TIMBRE_REALTIME_CHECKS
     @_noLocks
     #endif
-    static func section(_ k: Int, gainDB: Double, frequencyHz: Double, sampleRate: Double) -> BiquadCoefficients {
-        _unsafePerformance {
-            let q = shapes[k].q
-            switch shapes[k].kind {
-            case .lowShelf: return BilinearDesign.lowShelf(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
-            case .peak: return BilinearDesign.peak(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
-            case .highShelf: return BilinearDesign.highShelf(frequencyHz: frequencyHz, gainDB: gainDB, q: q, sampleRate: sampleRate)
+    static func section(_ k: Int, volumeDB: Double, table: UnsafePointer<Double>, levels: Int, referencePhon: Double, step: Double) -> BiquadCoefficients {
+        var i = levels - 2, t = 1.0
+        if step > 0, volumeDB < 0 {
+            let x = min(Double(levels - 1), max(0, (referencePhon + volumeDB - lowestLevel) / step))
+            i = min(levels - 2, Int(x)); t = x - Double(i)
+        }
+        let a = table + i * tableStride + 5 * k, b = a + tableStride
+        return BiquadCoefficients(b0: a[0] + t * (b[0] - a[0]), b1: a[1] + t * (b[1] - a[1]), b2: a[2] + t * (b[2] - a[2]),
+                                  a1: a[3] + t * (b[3] - a[3]), a2: a[4] + t * (b[4] - a[4]))
+    }
+
+    /// The sections at `volumeDB`, as the filter runs them.
+    public func sections(volumeDB: Double) -> [BiquadCoefficients] {
+        coefficients.withUnsafeBufferPointer { table in
+            (0..<Self.sectionCount).map {
+                Self.section($0, volumeDB: volumeDB, table: table.baseAddress!, levels: coefficients.count / Self.tableStride, referencePhon: referencePhon, step: step)
             }
         }
-    }
-
-    /// The table's position of `volumeDB`: the level index below it and the fraction to the next.
-    static func position(volumeDB: Double, referencePhon: Double, step: Double, levels: Int) -> (Int, Double) {
-        guard step > 0, volumeDB < 0 else { return (levels - 2, 1) }
-        let x = min(Double(levels - 1), max(0, (referencePhon + volumeDB - lowestLevel) / step))
-        let i = min(levels - 2, Int(x))
-        return (i, x - Double(i))
-    }
-
-    /// The five gains at `volumeDB`, interpolated in the table.
-    public func sectionGains(volumeDB: Double) -> [Double] {
-        let (i, t) = Self.position(volumeDB: volumeDB, referencePhon: referencePhon, step: step, levels: gains.count / Self.sectionCount)
-        return (0..<Self.sectionCount).map { k in
-            let a = gains[i * Self.sectionCount + k], b = gains[(i + 1) * Self.sectionCount + k]
-            return a + t * (b - a)
-        }
-    }
-
-    /// The sections at `volumeDB`.
-    public func sections(volumeDB: Double) -> [BiquadCoefficients] {
-        sectionGains(volumeDB: volumeDB).enumerated().map { Self.section($0.offset, gainDB: $0.element, frequencyHz: frequencies[$0.offset], sampleRate: sampleRate) }
     }
 }

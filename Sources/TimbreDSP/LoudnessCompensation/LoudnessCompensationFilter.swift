@@ -1,13 +1,13 @@
 import Foundation
 
 /// A ``LoudnessCompensationDesign`` running on planar channels: five sections in one
-/// ``BiquadCascade``, and the design's gain table, so a new volume is followed on the audio
-/// thread with no design work beyond five cookbook biquads.
+/// ``BiquadCascade``, and the design's coefficient table, so a new volume is followed on the
+/// audio thread by interpolating between two designed levels, with no design work there.
 ///
 /// A volume change glides: the listening level moves in equal steps over ``glideSeconds``,
 /// one step per sub-block of ``subBlockFrames`` frames counted from the filter's start (so the
-/// glide does not depend on the host's block size), the sections recomputed at each step with
-/// the cascade's state kept. At rest a block is one call of the cascade.
+/// glide does not depend on the host's block size), the sections interpolated anew at each
+/// step with the cascade's state kept. At rest a block is one call of the cascade.
 ///
 /// Memory: `init` allocates the table and the cascade; `process` and `setVolume` never
 /// allocate. One owner (non-copyable); `deinit` frees the table.
@@ -16,12 +16,11 @@ public struct LoudnessCompensationFilter: ~Copyable {
     public static let glideSeconds = 0.03
 
     let cascade: BiquadCascade
+    /// The design's coefficient table (``LoudnessCompensationDesign/coefficients``).
     let table: UnsafeMutablePointer<Double>
-    let frequencies: (Double, Double, Double, Double, Double)
     let levels: Int
     let referencePhon: Double
     let step: Double
-    let sampleRate: Double
     let glideSteps: Int
     /// The volume the sections are at, where it is going, and the steps left.
     public private(set) var volumeDB: Double
@@ -34,14 +33,11 @@ public struct LoudnessCompensationFilter: ~Copyable {
     public init(design: LoudnessCompensationDesign, channelCount: Int, volumeDB: Double) {
         let n = LoudnessCompensationDesign.sectionCount
         cascade = BiquadCascade(sections: [BiquadCoefficients](repeating: .identity, count: n), channelCount: channelCount, keepingIdentities: true)
-        table = .allocate(capacity: design.gains.count)
-        table.initialize(from: design.gains, count: design.gains.count)
-        let f = design.frequencies
-        frequencies = (f[0], f[1], f[2], f[3], f[4])
-        levels = design.gains.count / n
+        table = .allocate(capacity: design.coefficients.count)
+        table.initialize(from: design.coefficients, count: design.coefficients.count)
+        levels = design.coefficients.count / LoudnessCompensationDesign.tableStride
         referencePhon = design.referencePhon
         step = design.step
-        sampleRate = design.sampleRate
         glideSteps = max(1, Int((Self.glideSeconds * design.sampleRate / Double(Self.subBlockFrames)).rounded(.up)))
         self.volumeDB = volumeDB; targetDB = volumeDB
         shifted = .allocate(capacity: channelCount)
@@ -55,13 +51,8 @@ public struct LoudnessCompensationFilter: ~Copyable {
     @_noLocks
     #endif
     func place(_ volumeDB: Double) {
-        let n = LoudnessCompensationDesign.sectionCount
-        let (i, t) = LoudnessCompensationDesign.position(volumeDB: volumeDB, referencePhon: referencePhon, step: step, levels: levels)
-        for k in 0..<n {
-            let a = table[i * n + k], b = table[(i + 1) * n + k]
-            let f: Double
-            switch k { case 0: f = frequencies.0; case 1: f = frequencies.1; case 2: f = frequencies.2; case 3: f = frequencies.3; default: f = frequencies.4 }
-            cascade.setSection(k, to: LoudnessCompensationDesign.section(k, gainDB: a + t * (b - a), frequencyHz: f, sampleRate: sampleRate))
+        for k in 0..<LoudnessCompensationDesign.sectionCount {
+            cascade.setSection(k, to: LoudnessCompensationDesign.section(k, volumeDB: volumeDB, table: table, levels: levels, referencePhon: referencePhon, step: step))
         }
     }
 
