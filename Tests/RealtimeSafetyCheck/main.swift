@@ -66,23 +66,26 @@ var totalBlocks = 0, totalEdits = 0
     return edits
 }
 
-for (phase, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] where !selfTestJack {
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: 1, outputChannelCount: 2)
+/// One phase over `json` on `channels` inputs and outputs: the engine warmed up, rendered by
+/// ``run(_:pause:interval:edit:)`` while `edit(interpreter, step)` changes it, and counted.
+@MainActor func phase(_ name: String, _ json: String, channels: Int, edit: (ControlInterpreter, Int) throws -> Void) throws {
+    let engine = try LiveEngine(document: PresetDecoder.parse(Data(json.utf8)), sampleRate: 48000, inputChannelCount: channels, outputChannelCount: max(2, channels))
     engine.warmUp()
     let interpreter = EveryNodePresets.interpreter(engine)
-    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { try EveryNodePresets.edit(interpreter, step: $0) }
-    print("RealtimeSanitizer (\(phase)): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
+    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { try edit(interpreter, $0) }
+    print("RealtimeSanitizer (\(name)): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
     totalBlocks += engine.blocksRendered; totalEdits += edits
+}
+
+for (name, json) in [("chain", EveryNodePresets.chain), ("graph", EveryNodePresets.graph)] where !selfTestJack {
+    try phase(name, json, channels: 1) { try EveryNodePresets.edit($0, step: $1) }
 }
 
 // Eight channels: short cascades run four stereo pairs side by side (their own C loop), the
 // 10-band EQ pair after pair, meters on every channel; band gains and a bypass edited.
 let wide = #"{"version": 1, "name": "eight channels", "chain": [{"type": "peak", "id": "pk", "frequency": 1000, "gain": 3}, {"type": "meter", "id": "m"}, {"type": "eq", "id": "eq", "bands": [{"gain": 1}, {"gain": -2}, {"gain": 3}, {"gain": -1}, {"gain": 2}, {"gain": -3}, {"gain": 1}, {"gain": 2}, {"gain": -1}, {"gain": 3}]}, {"type": "gain", "id": "g", "gain": -1}]}"#
 if !selfTestJack {
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(wide.utf8)), sampleRate: 48000, inputChannelCount: 8, outputChannelCount: 8)
-    engine.warmUp()
-    let interpreter = EveryNodePresets.interpreter(engine)
-    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { k in
+    try phase("8 channels", wide, channels: 8) { interpreter, k in
         let command: ControlCommand = switch k % 3 {
         case 0: .set(address: "eq.bands[\(k % 10)].gain", value: Double(k % 9) - 4)
         case 1: .set(address: "pk.gain", value: Double(k % 7) - 3)
@@ -90,8 +93,6 @@ if !selfTestJack {
         }
         _ = try interpreter.perform(command)
     }
-    print("RealtimeSanitizer (8 channels): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
-    totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
 // Buses wider than stereo: 5.1 stems into a six-channel group, a mono dialog upmixed into the
@@ -107,10 +108,7 @@ let wideGraph = #"""
   "master": {"channels": 6, "chain": [{"type": "loudnessCompensation", "id": "lc", "followMaster": true}, {"type": "limiter", "id": "lim", "ceiling": -2}]}}}
 """#
 if !selfTestJack {
-    let engine = try LiveEngine(document: PresetDecoder.parse(Data(wideGraph.utf8)), sampleRate: 48000, inputChannelCount: 8, outputChannelCount: 8)
-    engine.warmUp()
-    let interpreter = EveryNodePresets.interpreter(engine)
-    let edits = try run(engine, pause: 40, interval: .microseconds(200)) { k in
+    try phase("wide graph", wideGraph, channels: 8) { interpreter, k in
         let command: ControlCommand = switch k % 6 {
         case 0: .set(address: "music.volume", value: Double(k % 10) / 10)
         case 1: .set(address: "stems.volume", value: Double(k % 5) / 5)
@@ -121,8 +119,6 @@ if !selfTestJack {
         }
         _ = try interpreter.perform(command)
     }
-    print("RealtimeSanitizer (wide graph): \(engine.blocksRendered) blocks in realtime sections with \(edits) concurrent edits; no violations")
-    totalBlocks += engine.blocksRendered; totalEdits += edits
 }
 
 // Plugins (LV2 through lilv and LADSPA, real Debian plugins): eg-amp as two mono instances,

@@ -74,7 +74,7 @@ package struct NodeLowering {
     /// Settings of this node that move together in place (a compressor's), by JSON path.
     var valuesMotions: [String: ValuesMotion] = [:]
     /// In a graph: the channel and group buses rendered before this node, by id (first work
-    /// channel, two each), which a compressor may key on; nil in a chain preset.
+    /// channel; a key reads the first two), which a compressor may key on; nil in a chain preset.
     package var finishedBuses: [String: Int]?
     /// On a graph's master chain: the master volume (linear) and, in a live plan, its motion
     /// (a `loudnessCompensation` node follows it); nil elsewhere.

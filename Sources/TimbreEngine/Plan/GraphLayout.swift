@@ -297,8 +297,8 @@ package struct GraphLayout {
     }
 
     /// Lowers a chain's nodes on `channels` channels at `base`; returns the channel count after it.
-    /// `widthLimit`: the most channels the chain may carry (a graph's channel and group buses
-    /// are laid out two work channels apart).
+    /// `widthLimit`: the most channels the chain may carry (a graph's channel, group and aux
+    /// buses are laid out one after another, each as wide as it is).
     mutating func addChain(_ chain: [NodeSpec], base: Int, channels start: Int, keyPrefix: String, segment: Int,
                            format: RenderFormat, registry: NodeStateRegistry?, widthLimit: Int? = nil,
                            masterVolume: (value: Double, motion: ValueMotion.Handle?)? = nil) throws(PresetError) -> Int {
