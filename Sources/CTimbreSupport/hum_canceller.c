@@ -3,7 +3,9 @@
 // (Widrow et al., "Adaptive noise cancelling: principles and applications", Proc. IEEE 63(12),
 // 1975: a notch at each reference frequency, 3 dB wide `step` radians per frame), the
 // fundamental kept on the mains by the weights' rotation (a frequency-locked loop), and the
-// mains chosen between 50 and 60 Hz by which family's weights hold more power.
+// mains chosen between 50 and 60 Hz by which family's weights hold more power; the step
+// scaled down while the residual stands more than 6 dB over its floor (a variable step
+// size: adaptation held during speech, as echo cancellers hold it during double talk).
 #include "CTimbreSupport.h"
 #include <math.h>
 
@@ -113,7 +115,19 @@ void timbre_hum_process(TimbreHumState *s, float *const *channels, int frames) {
                     for (int k = 0; k < 2 * K; k++) h += w[k] * r[k];
                 }
                 double e = (double)x[i] - h;
-                double g = s->step * e;
+                // The step slows where the residual stands over its floor (speech, whose
+                // harmonics would otherwise pull the weights and be notched): the weights then
+                // hold the hum they learnt in the pauses and subtract it.
+                double *level = s->levels + 2 * c;
+                level[0] += (1 - s->levelSmoothing) * (e * e - level[0]);
+                // The floor follows the short-term power down at once and up at most
+                // floorRise per frame; over the first warm-up frames it is that power.
+                double floor = s->position + i < s->warmUp ? level[0] : level[1] * s->floorRise;
+                level[1] = level[0] < floor ? level[0] : floor;
+                // While the mains is being found the step stays whole: the decision reads how
+                // speech makes the weights swell and shrink.
+                double scale = s->families == 1 && 4 * level[1] < level[0] ? 4 * level[1] / level[0] : 1;
+                double g = s->step * scale * e;
                 for (int f = 0; f < s->families; f++) {
                     double *w = s->weights + ((size_t)(c * 2 + f) * K) * 2;
                     const double *r = refs + (((size_t)f * CHUNK + offset + i) * K) * 2;

@@ -95,3 +95,20 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
         clean[k] = g * g * y;
     }
 }
+
+void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins) {
+    // Bins over the threshold, smoothed across frequency by a triangle of half-width
+    // TIMBRE_DENOISE_PRESENCE_BINS (the edge bins repeated beyond the spectrum).
+    const int h = TIMBRE_DENOISE_PRESENCE_BINS;
+    const float norm = 1.0f / (float)((h + 1) * (h + 1));
+    for (int k = 0; k < bins; k++) {
+        float sum = 0;
+        for (int j = -h; j <= h; j++) {
+            int i = k + j;
+            i = i < 0 ? 0 : (i >= bins ? bins - 1 : i);
+            float hit = power[i] > threshold * noise[i] ? 1.0f : 0.0f;
+            sum += (float)(h + 1 - (j < 0 ? -j : j)) * hit;
+        }
+        row[k] = sum * norm;
+    }
+}

@@ -154,6 +154,12 @@ typedef struct {
 void timbre_denoise_fill_table(float *table);
 void timbre_denoise_frame(const float *power, float *noise, float *clean, float *smoothed, float *minima, int *subwindowFill,
                           float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, int track);
+/// Half-width, in bins, of the triangle that smooths the speech-presence row across frequency.
+#define TIMBRE_DENOISE_PRESENCE_BINS 5
+/// One frame's speech-presence row: 1 where |Y|² exceeds `threshold` × the noise power, 0
+/// elsewhere, smoothed across frequency by a triangle of half-width
+/// `TIMBRE_DENOISE_PRESENCE_BINS` (weights summing to 1). No allocation, no locks.
+void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins);
 
 /// The hum remover's state (TimbreDSP's `HumRemover` documents the design): up to two mains
 /// families (50 and 60 Hz while the mains is being found), `harmonics` each, one adaptive
@@ -179,6 +185,10 @@ typedef struct {
     double *weights;
     double *previous;       ///< the weights at the last frequency update
     double *references;     ///< scratch: 2 families × TIMBRE_HUM_CHUNK frames × harmonics × (cos, sin)
+    double *levels;         ///< per channel: the residual's short-term power, then its floor
+    double levelSmoothing;  ///< the short-term power's one-pole coefficient per frame
+    double floorRise;       ///< the floor's most rise per frame (a factor)
+    long long warmUp;       ///< frames from the start over which the floor is the short-term power
 } TimbreHumState;
 
 #define TIMBRE_HUM_CHUNK 32

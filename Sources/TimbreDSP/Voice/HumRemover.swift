@@ -56,6 +56,12 @@ public struct HumRemover: ~Copyable, @unchecked Sendable {
     let weights: UnsafeMutablePointer<Double>
     let previous: UnsafeMutablePointer<Double>
     let references: UnsafeMutablePointer<Double>
+    /// Per channel: the residual's short-term power and its floor (the step's control).
+    let levels: UnsafeMutablePointer<Double>
+    /// The residual's short-term power's time constant, s.
+    static let levelSeconds = 0.01
+    /// How fast the residual's floor may rise, dB per second.
+    static let floorRiseDB = 20.0
     public let channelCount: Int
 
     public init(settings: Settings, sampleRate: Double, channelCount: Int) {
@@ -76,15 +82,19 @@ public struct HumRemover: ~Copyable, @unchecked Sendable {
             channels: Int32(channelCount), harmonics: Int32(harmonics), families: settings.mains == .automatic ? 2 : 1,
             decideAt: Int32(decideAt), trackEvery: Int32(every), rate: sampleRate, step: 2 * Double.pi * settings.widthHz / sampleRate,
             trackGain: 0.1, most: Self.mostDrift, nominal: (nominal[0], nominal[1]), fundamental: (nominal[0], nominal[1]), phase: (0, 0), origin: (0, 0),
-            position: 0, steady: (0, 0), moving: (0, 0), weights: nil, previous: nil, references: nil)
-        initial.weights = weights; initial.previous = previous; initial.references = references
+            position: 0, steady: (0, 0), moving: (0, 0), weights: nil, previous: nil, references: nil, levels: nil,
+            levelSmoothing: exp(-1 / (Self.levelSeconds * sampleRate)), floorRise: pow(10, Self.floorRiseDB / 10 / sampleRate),
+            warmUp: Int64(3 * Self.levelSeconds * sampleRate))
+        levels = .allocate(capacity: 2 * channelCount)
+        for c in 0..<channelCount { levels[2 * c] = 0; levels[2 * c + 1] = 0 }
+        initial.weights = weights; initial.previous = previous; initial.references = references; initial.levels = levels
         self.initial = initial
         state = .allocate(capacity: 1)
         state.initialize(to: initial)
     }
 
     deinit {
-        weights.deallocate(); previous.deallocate(); references.deallocate(); state.deallocate()
+        weights.deallocate(); previous.deallocate(); references.deallocate(); levels.deallocate(); state.deallocate()
     }
 
     /// The fundamental followed now, Hz (the chosen family's once the mains is found).
@@ -100,6 +110,7 @@ public struct HumRemover: ~Copyable, @unchecked Sendable {
     #endif
     public func reset() {
         for k in 0..<weightCount { weights[k] = 0; previous[k] = 0 }
+        for c in 0..<channelCount { levels[2 * c] = 0; levels[2 * c + 1] = 0 }
         state.pointee = initial
     }
 
@@ -111,6 +122,7 @@ public struct HumRemover: ~Copyable, @unchecked Sendable {
         guard previous.weightCount == weightCount, previous.initial.nominal == initial.nominal,
               previous.initial.decideAt == initial.decideAt else { return }
         for k in 0..<weightCount { weights[k] = previous.weights[k]; self.previous[k] = previous.previous[k] }
+        for k in 0..<(2 * channelCount) { levels[k] = previous.levels[k] }
         let o = previous.state.pointee
         state.pointee.families = o.families; state.pointee.decideAt = o.decideAt
         state.pointee.nominal = o.nominal; state.pointee.fundamental = o.fundamental; state.pointee.phase = o.phase; state.pointee.origin = o.origin
@@ -125,6 +137,7 @@ public struct HumRemover: ~Copyable, @unchecked Sendable {
     public func clearNonFinite() -> Bool {
         var bad = !state.pointee.fundamental.0.isFinite || !state.pointee.fundamental.1.isFinite
         for k in 0..<weightCount where !weights[k].isFinite { bad = true }
+        for k in 0..<(2 * channelCount) where !levels[k].isFinite { bad = true }
         if bad { reset() }
         return bad
     }
