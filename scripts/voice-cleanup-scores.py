@@ -285,9 +285,10 @@ def main():
     np.save(os.path.join(work, "pauses.npy"), pauses)
     snrs = [int(s) for s in a.snr.split(",")]
     kinds = a.noise.split(",")
-    for i, kind in enumerate(kinds):
+    for kind in kinds:
         for snr in snrs:
-            mix, _ = mixture(clean, kind, snr, work, seed=1000 + i)
+            # Seeded by the noise's place in NOISES, so a subset makes the full table's mixtures.
+            mix, _ = mixture(clean, kind, snr, work, seed=1000 + NOISES.index(kind))
             write(os.path.join(work, f"mix-{kind}-{snr}.wav"), mix)
     tasks = [(k, s, p, work, os.path.abspath(a.timbre), speex) for k in kinds for s in snrs for p in processors]
     results = {}

@@ -4,7 +4,7 @@
 // 1975: a notch at each reference frequency, 3 dB wide `step` radians per frame), the
 // fundamental kept on the mains by the weights' rotation (a frequency-locked loop), and the
 // mains chosen between 50 and 60 Hz by which family's weights hold more power; the step
-// scaled down while the residual stands more than 6 dB over its floor (a variable step
+// scaled down while the residual stands more than 9 dB over its floor (a variable step
 // size: adaptation held during speech, as echo cancellers hold it during double talk).
 #include "CTimbreSupport.h"
 #include <math.h>
@@ -126,7 +126,7 @@ void timbre_hum_process(TimbreHumState *s, float *const *channels, int frames) {
                 level[1] = level[0] < floor ? level[0] : floor;
                 // While the mains is being found the step stays whole: the decision reads how
                 // speech makes the weights swell and shrink.
-                double scale = s->families == 1 && 4 * level[1] < level[0] ? 4 * level[1] / level[0] : 1;
+                double scale = s->families == 1 && 8 * level[1] < level[0] ? 8 * level[1] / level[0] : 1;
                 double g = s->step * scale * e;
                 for (int f = 0; f < s->families; f++) {
                     double *w = s->weights + ((size_t)(c * 2 + f) * K) * 2;

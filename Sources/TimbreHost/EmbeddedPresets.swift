@@ -2707,7 +2707,7 @@ package enum EmbeddedPresets {
     },
     "denoiseNode": {
       "additionalProperties": false,
-      "description": "Spectral noise reduction for speech: 1,024-point square-root Hann frames at 44.1/48 kHz (the power of two at or above 20 ms), hop a quarter; noise power tracked by minimum statistics (Martin 2001) or learned (profile: a file timbre noise-profile writes, or {frequencies, levels}); gains by the MMSE log-spectral amplitude rule with the decision-directed a-priori SNR (Ephraim & Malah 1985). reduction is the most any bin is turned down (the residual-noise floor), sensitivity raises (+) or lowers the noise estimate, adaptive false keeps a profile fixed. Latency one window (21.3 ms at 48 kHz), reported. Reduction and sensitivity move live.",
+      "description": "Spectral noise reduction for speech: 1,024-point square-root Hann frames at 44.1/48 kHz (the power of two at or above 20 ms), hop a quarter; noise power tracked by minimum statistics (Martin 2001) or learned (profile: a file timbre noise-profile writes, or {frequencies, levels}); gains by the MMSE log-spectral amplitude rule with the decision-directed a-priori SNR (Ephraim & Malah 1985), passed untouched where speech stands out (bins 3.85 times over the noise, smoothed over ±5 bins and ±4 hops: the gain is P + (1 - P)·G²). reduction is the most any bin is turned down (the residual-noise floor), sensitivity raises (+) or lowers the noise estimate, adaptive false keeps a profile fixed. Latency one window and four hops of look-ahead (42.7 ms at 48 kHz), reported. Reduction and sensitivity move live.",
       "properties": {
         "adaptive": {
           "type": "boolean"
@@ -2729,7 +2729,7 @@ package enum EmbeddedPresets {
           ]
         },
         "reduction": {
-          "default": 30,
+          "default": 22,
           "description": "dB",
           "maximum": 40,
           "minimum": 0,

@@ -19,9 +19,16 @@ import Foundation
 /// - **Finding the mains** (`.automatic`): both families run for the first second; the one
 ///   whose weights hold more power stays — if its weights held their size (a hum is steady;
 ///   speech, whose harmonics cross the notches, makes them swell and shrink): otherwise no
-///   hum was found and the signal passes untouched. (Synthetic speech at a steady pitch of
-///   100 Hz loses its harmonics in the notches: an espeak-ng voice through 50 Hz notches read
-///   PESQ 3.0 instead of 4.6.) A hum that starts later is not looked for again.
+///   hum was found and the signal passes untouched. The step stays whole while deciding. A
+///   hum that starts later is not looked for again.
+/// - **Speech on the harmonics**: once the mains is found, the step is scaled by
+///   min(1, 8·floor/power), `power` the residual's power over 10 ms and `floor` the lowest it
+///   has been (rising at most 20 dB/s): a variable step size, as echo cancellers hold
+///   adaptation during double talk. While speech sounds the weights hold the hum learnt in the
+///   pauses and subtract it instead of notching the voice. (With a whole step an espeak-ng
+///   voice, whose pitch holds on 100 Hz, lost its harmonics in 50 Hz notches: PESQ 2.8 on
+///   hum at 20 dB SNR, now 4.2; a voice on the 2nd and 4th harmonics is kept 49.6 dB clean
+///   instead of 5.4, `HumRemoverTests`.)
 ///
 /// Harmonics above 0.45 of the rate are left out. The per-frame loop is in C
 /// (`timbre_hum_process`); the references come from one complex rotation per frame.
