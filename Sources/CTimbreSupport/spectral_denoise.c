@@ -97,18 +97,27 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
 }
 
 void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins) {
-    // Bins over the threshold, smoothed across frequency by a triangle of half-width
-    // TIMBRE_DENOISE_PRESENCE_BINS (the edge bins repeated beyond the spectrum).
+    // Bins over the threshold, smoothed across frequency by a triangle of half-width h (the
+    // edge bins repeated beyond the spectrum). The triangle is a box of h + 1 twice over, so
+    // two running sums do it; the sums are of whole numbers, exact in float.
     const int h = TIMBRE_DENOISE_PRESENCE_BINS;
     const float norm = 1.0f / (float)((h + 1) * (h + 1));
+    float padded[bins + 2 * h], box[bins + h];
+    for (int i = 0; i < bins + 2 * h; i++) {
+        int k = i - h;
+        k = k < 0 ? 0 : (k >= bins ? bins - 1 : k);
+        padded[i] = power[k] > threshold * noise[k] ? 1.0f : 0.0f;
+    }
+    float sum = 0;
+    for (int i = 0; i <= h; i++) sum += padded[i];
+    for (int i = 0; i < bins + h; i++) {
+        box[i] = sum;  // padded[i] … padded[i + h]
+        if (i + h + 1 < bins + 2 * h) sum += padded[i + h + 1] - padded[i];
+    }
+    sum = 0;
+    for (int i = 0; i <= h; i++) sum += box[i];
     for (int k = 0; k < bins; k++) {
-        float sum = 0;
-        for (int j = -h; j <= h; j++) {
-            int i = k + j;
-            i = i < 0 ? 0 : (i >= bins ? bins - 1 : i);
-            float hit = power[i] > threshold * noise[i] ? 1.0f : 0.0f;
-            sum += (float)(h + 1 - (j < 0 ? -j : j)) * hit;
-        }
-        row[k] = sum * norm;
+        row[k] = sum * norm;  // box[k] … box[k + h]
+        if (k + h + 1 < bins + h) sum += box[k + h + 1] - box[k];
     }
 }
