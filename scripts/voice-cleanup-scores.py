@@ -16,9 +16,11 @@ Scores: wideband PESQ (`pesq`, ITU-T P.862.2, at 16 kHz), STOI (`pystoi`, at 16 
 segmental SNR improvement over the mixture (20 ms frames, each clamped to -10…35 dB), and the
 residual noise in the pauses (dB below the mixture's noise there).
 
-`--processors timbre-profile` (not run by default) gives Timbre's denoiser the same lead-in as
-a learned profile (`timbre noise-profile`), still tracking: on pink, brown and fan noise at 5
-and 20 dB it scored as the tracking denoiser does, within 0.01 PESQ and STOI.
+`timbre-profile-fixed` gives Timbre's denoiser what the profile-learning peers are given: a
+profile learned from the lead-in (`timbre noise-profile --start 0.05 --end 0.55`), kept fixed
+(`"adaptive": false`, Audacity's way). `--processors timbre-profile` (not run by default)
+starts from that profile and keeps tracking: it scores as the tracking denoiser does, within
+0.01 PESQ and STOI.
 """
 import argparse
 import json
@@ -52,7 +54,7 @@ BABBLE = ["The box was thrown beside the parked truck.", "The hogs were fed chop
           "The boy was there when the sun rose.", "A rod is used to catch pink salmon."]
 PAUSES = [0.45, 1.6, 0.7, 1.2, 0.5, 2.0, 0.8]
 NOISES = ["pink", "brown", "fan", "hum50", "hum60", "babble", "step"]
-PROCESSORS = ["input", "timbre", "noisereduce-stationary", "noisereduce-nonstationary", "afftdn", "afftdn-profile", "anlmdn", "speexdsp"]
+PROCESSORS = ["input", "timbre", "timbre-profile-fixed", "noisereduce-stationary", "noisereduce-nonstationary", "afftdn", "afftdn-profile", "anlmdn", "speexdsp"]
 
 
 def read(path):
@@ -181,7 +183,7 @@ def process(name, mix_path, out_path, timbre, work, speex):
     if name == "timbre":
         subprocess.run([timbre, "render", mix_path, "-o", out_path, "--preset", os.path.join(work, "timbre-clean.json"), "--quiet"], check=True)
         return read(out_path)
-    if name == "timbre-profile":
+    if name in ("timbre-profile", "timbre-profile-fixed"):
         # The same chain, its denoiser starting from a profile learned from the lead-in (what
         # the profile-learning peers are given), still tracking.
         profile = out_path + ".profile.json"
@@ -191,6 +193,8 @@ def process(name, mix_path, out_path, timbre, work, speex):
         for node in doc["chain"]:
             if node["type"] == "denoise":
                 node["profile"] = profile
+                if name == "timbre-profile-fixed":
+                    node["adaptive"] = False
         preset = out_path + ".preset.json"
         with open(preset, "w") as f:
             json.dump(doc, f)
