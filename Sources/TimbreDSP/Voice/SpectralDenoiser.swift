@@ -60,7 +60,12 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
     public let hop: Int
     public let bins: Int
     /// Frames from input to output: one window and the presence look-ahead.
-    public var latencyFrames: Int { size + Self.lookahead * hop }
+    public var latencyFrames: Int { Self.latency(windowLength: size) }
+
+    /// The latency at `sampleRate`, frames: one window and ``lookahead`` hops of a quarter window.
+    public static func latencyFrames(sampleRate: Double) -> Int { latency(windowLength: windowLength(sampleRate: sampleRate)) }
+
+    static func latency(windowLength size: Int) -> Int { size + lookahead * (size / 4) }
     /// Hops of look-ahead (and look-back) of the presence smoothing over time.
     static let lookahead = 4
     /// Presence rows kept: the look-back, the frame, the look-ahead.

@@ -2,7 +2,7 @@ import Foundation
 import TimbreDSP
 
 // `denoise`: spectral noise reduction for speech (`SpectralDenoiser`): the noise tracked, or
-// learned from a file `timbre noise-profile` writes; a latency of one window, reported.
+// learned from a file `timbre noise-profile` writes; a latency of one window and four hops, reported.
 
 /// The settings of a `denoise` node.
 public struct DenoiseSettings: NodeParameters {
@@ -127,7 +127,7 @@ package enum DenoiseNode: NodeDefinition {
             var step = DenoiseStep(denoiser: SpectralDenoiser(settings: settings, sampleRate: rate, channelCount: channels))
             step.motion = motion?.makeFollower()
             return step
-        }, latency: window)
+        }, latency: SpectralDenoiser.latencyFrames(sampleRate: rate))
     }
 
     /// Reduction and sensitivity move; the profile and tracking are structure.
