@@ -96,13 +96,13 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
     }
 }
 
-void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins) {
+void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins, float *scratch) {
     // Bins over the threshold, smoothed across frequency by a triangle of half-width h (the
     // edge bins repeated beyond the spectrum). The triangle is a box of h + 1 twice over, so
     // two running sums do it; the sums are of whole numbers, exact in float.
     const int h = TIMBRE_DENOISE_PRESENCE_BINS;
     const float norm = 1.0f / (float)((h + 1) * (h + 1));
-    float padded[bins + 2 * h], box[bins + h];
+    float *padded = scratch, *box = scratch + bins + 2 * h;
     for (int i = 0; i < bins + 2 * h; i++) {
         int k = i - h;
         k = k < 0 ? 0 : (k >= bins ? bins - 1 : k);

@@ -2750,7 +2750,7 @@ package enum EmbeddedPresets {
     },
     "dehumNode": {
       "additionalProperties": false,
-      "description": "Mains hum removal: an adaptive canceller (two LMS weights on internal cosine and sine references) at each of harmonics harmonics of the mains, each a notch width Hz wide; the mains (auto: 50 or 60 Hz, whichever holds more hum after 1 s) followed within ±1.5 Hz as it drifts. Harmonics above 0.45 of the rate are left out. No latency.",
+      "description": "Mains hum removal: an adaptive canceller (two LMS weights on internal cosine and sine references) at each of harmonics harmonics of the mains, each a notch width Hz wide; the mains (auto: 50 or 60 Hz, whichever holds more hum after 1 s) followed within ±1.5 Hz as it drifts; while speech stands over the residual floor the weights hold, so a voice on the harmonics is subtracted from, not notched. Harmonics above 0.45 of the rate are left out. No latency.",
       "properties": {
         "bypass": {
           "type": "boolean"

@@ -158,8 +158,9 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
 #define TIMBRE_DENOISE_PRESENCE_BINS 5
 /// One frame's speech-presence row: 1 where |Y|² exceeds `threshold` × the noise power, 0
 /// elsewhere, smoothed across frequency by a triangle of half-width
-/// `TIMBRE_DENOISE_PRESENCE_BINS` (weights summing to 1). No allocation, no locks.
-void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins);
+/// `TIMBRE_DENOISE_PRESENCE_BINS` (weights summing to 1). `scratch` holds
+/// 2 × bins + 3 × `TIMBRE_DENOISE_PRESENCE_BINS` floats. No allocation, no locks.
+void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins, float *scratch);
 
 /// The hum remover's state (TimbreDSP's `HumRemover` documents the design): up to two mains
 /// families (50 and 60 Hz while the mains is being found), `harmonics` each, one adaptive

@@ -62,7 +62,7 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
     /// Frames from input to output: one window and the presence look-ahead.
     public var latencyFrames: Int { Self.latency(windowLength: size) }
 
-    /// The latency at `sampleRate`, frames: one window and ``lookahead`` hops of a quarter window.
+    /// The latency at `sampleRate`, frames: one window and four hops of a quarter window.
     public static func latencyFrames(sampleRate: Double) -> Int { latency(windowLength: windowLength(sampleRate: sampleRate)) }
 
     static func latency(windowLength size: Int) -> Int { size + lookahead * (size / 4) }
@@ -121,6 +121,8 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
     let presence: UnsafeMutablePointer<Float>
     /// The hop count modulo ``lookahead`` + 1 and ``presenceRows`` (the rings' next slots).
     let slots: UnsafeMutablePointer<Int>
+    /// The presence row's scratch (the padded threshold map and its first running sum).
+    let presenceScratch: UnsafeMutablePointer<Float>
 
     /// The window length at `sampleRate`: the power of two at or above 20 ms (at least 64).
     public static func windowLength(sampleRate: Double) -> Int {
@@ -182,6 +184,7 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
         presence = zeros(channelCount * Self.presenceRows * bins)
         slots = .allocate(capacity: 2)
         slots.initialize(repeating: 0, count: 2)
+        presenceScratch = zeros(2 * bins + 3 * Int(TIMBRE_DENOISE_PRESENCE_BINS))
         retune(reductionDB: settings.reductionDB, sensitivityDB: settings.sensitivityDB)
         reset()
     }
@@ -192,7 +195,7 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
         window.deallocate(); history.deallocate(); overlap.deallocate(); ready.deallocate()
         noise.deallocate(); clean.deallocate(); smoothed.deallocate(); minima.deallocate(); subwindowFill.deallocate(); initialNoise.deallocate(); averaged.deallocate(); hops.deallocate()
         table.deallocate(); power.deallocate(); gains.deallocate(); rule.deallocate(); filled.deallocate()
-        fftwf_free(delayedSpectra); delayedGains.deallocate(); presence.deallocate(); slots.deallocate()
+        fftwf_free(delayedSpectra); delayedGains.deallocate(); presence.deallocate(); slots.deallocate(); presenceScratch.deallocate()
     }
 
     /// New reduction and sensitivity, from the next frame on (audio thread).
@@ -338,7 +341,8 @@ public struct SpectralDenoiser: ~Copyable, @unchecked Sendable {
         _unsafePerformance { timbre_denoise_frame(power, noise, clean, smoothed, minima, fill, gains, Int32(bins), table, rule, track) }
         let rows = presence + c * Self.presenceRows * bins
         let (threshold, row) = (Self.presenceThreshold * rule.pointee.overSubtraction, rows + slots[1] * bins)
-        _unsafePerformance { timbre_denoise_presence(power, noise, threshold, row, Int32(bins)) }
+        let scratch = presenceScratch
+        _unsafePerformance { timbre_denoise_presence(power, noise, threshold, row, Int32(bins), scratch) }
         // This frame waits in the ring; the one `lookahead` hops older (the slot written next)
         // comes out, its presence smoothed by a triangle over the rows on both sides.
         let ring = (Self.lookahead + 1) * bins, newest = slots[0] * bins
