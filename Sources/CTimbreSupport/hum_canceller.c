@@ -121,9 +121,12 @@ void timbre_hum_process(TimbreHumState *s, float *const *channels, int frames) {
                 double *level = s->levels + 2 * c;
                 level[0] += (1 - s->levelSmoothing) * (e * e - level[0]);
                 // The floor follows the short-term power down at once and up at most
-                // floorRise per frame; over the first warm-up frames it is that power.
+                // floorRise per frame; over the first warm-up frames it is that power. Below
+                // -140 dB (digital silence) it is kept within 30 dB of that power, or after
+                // silence it would climb from nothing for seconds, holding the weights.
                 double floor = s->position + i < s->warmUp ? level[0] : level[1] * s->floorRise;
-                level[1] = level[0] < floor ? level[0] : floor;
+                floor = level[0] < floor ? level[0] : floor;
+                level[1] = floor < 1e-14 && floor < 1e-3 * level[0] ? 1e-3 * level[0] : floor;
                 // While the mains is being found the step stays whole: the decision reads how
                 // speech makes the weights swell and shrink.
                 double scale = s->families == 1 && 8 * level[1] < level[0] ? 8 * level[1] / level[0] : 1;

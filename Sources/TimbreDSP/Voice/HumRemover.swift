@@ -23,7 +23,8 @@ import Foundation
 ///   hum that starts later is not looked for again.
 /// - **Speech on the harmonics**: once the mains is found, the step is scaled by
 ///   min(1, 8·floor/power), `power` the residual's power over 10 ms and `floor` the lowest it
-///   has been (rising at most 20 dB/s): a variable step size, as echo cancellers hold
+///   has been (rising at most 20 dB/s; under −140 dB, after digital silence, kept within
+///   30 dB of `power`, so the step is not held for seconds when sound returns): a variable step size, as echo cancellers hold
 ///   adaptation during double talk. While speech sounds the weights hold the hum learnt in the
 ///   pauses and subtract it instead of notching the voice. (With a whole step an espeak-ng
 ///   voice, whose pitch holds on 100 Hz, lost its harmonics in 50 Hz notches: PESQ 2.8 on
