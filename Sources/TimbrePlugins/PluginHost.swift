@@ -131,15 +131,16 @@ public enum PluginHost {
         let values = try PluginState.values(of: d.engineControls, initial: initial, given: spec.controls, name: label, path: path)
         // Frames of silence until the plugin has settled — one, or as many as its worker needs
         // to finish what loading scheduled (a convolver reading its impulse response; at most
-        // 2 s) — so it is ready before the stream and its latency port holds its latency.
+        // 10 s by the clock, as a loaded machine or a slow disk may take seconds) — so it is
+        // ready before the stream and its latency port holds its latency.
         var silence = [Float](repeating: 0, count: max(1, outputChannels))
         silence.withUnsafeMutableBufferPointer { buffer in
             var pointers: [UnsafeMutablePointer<Float>?] = (0..<outputChannels).map { buffer.baseAddress! + $0 }
             values.withUnsafeBufferPointer { v in
                 timbre_plugin_runner_process(runner, &pointers, 1, v.baseAddress)
-                var waited = 0
-                while timbre_plugin_runner_settling(runner) != 0 && waited < 2000 {
-                    usleep(1000); waited += 1
+                let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+                while timbre_plugin_runner_settling(runner) != 0 && DispatchTime.now().uptimeNanoseconds < deadline {
+                    usleep(1000)
                     for i in 0..<outputChannels { buffer[i] = 0 }
                     timbre_plugin_runner_process(runner, &pointers, 1, v.baseAddress)
                 }

@@ -27,7 +27,9 @@ import TimbreTestSupport
         // The python3 on PATH: the one `make deps` installed pesq, pystoi and noisereduce into.
         let r = try ProcessRunner.run("/usr/bin/env", ["python3", root + "/scripts/voice-cleanup-scores.py", ProcessRunner.timbreBinary, work,
                                                            "--snr", "\(snr)", "--noise", noises,
-                                                           "--processors", (["input", timbre] + peers).joined(separator: ","), "--json", work + "/scores.json"])
+                                                           "--processors", (["input", timbre] + peers).joined(separator: ","), "--json", work + "/scores.json",
+                                                           // One process: the other suites run beside it.
+                                                           "--jobs", "1"])
         print(r.stdout)
         try #require(r.status == 0, "\(r.stderr)")
         return try JSONDecoder().decode([String: [String: Score]].self, from: Data(contentsOf: URL(fileURLWithPath: work + "/scores.json")))
