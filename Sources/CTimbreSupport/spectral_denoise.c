@@ -53,7 +53,7 @@ static inline float lsa_factor(float v, const float *table) {
 }
 
 void timbre_denoise_frame(const float *power, float *noise, float *clean, float *smoothed, float *minima, int *subwindowFill,
-                          float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, int track) {
+                          float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, const float *noiseScales, int track) {
     const float tiny = 1e-20f;
     const int U = TIMBRE_DENOISE_SUBWINDOWS;
     float *running = minima + (size_t)U * bins;
@@ -84,7 +84,7 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
         *subwindowFill = fill;
     }
     for (int k = 0; k < bins; k++) {
-        float y = power[k], scaled = fmaxf(noise[k], tiny) * rule->overSubtraction;
+        float y = power[k], scaled = fmaxf(noise[k], tiny) * rule->overSubtraction * noiseScales[k];
         float posterior = y / scaled;
         float xi = rule->decisionDirected * clean[k] / scaled + (1 - rule->decisionDirected) * fmaxf(posterior - 1, 0);
         xi = fmaxf(xi, rule->minimumPrioriSNR);
@@ -96,7 +96,7 @@ void timbre_denoise_frame(const float *power, float *noise, float *clean, float 
     }
 }
 
-void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins, float *scratch) {
+void timbre_denoise_presence(const float *power, const float *noise, const float *thresholds, float scale, float *row, int bins, float *scratch) {
     // Bins over the threshold, smoothed across frequency by a triangle of half-width h (the
     // edge bins repeated beyond the spectrum). The triangle is a box of h + 1 twice over, so
     // two running sums do it; the sums are of whole numbers, exact in float.
@@ -106,7 +106,7 @@ void timbre_denoise_presence(const float *power, const float *noise, float thres
     for (int i = 0; i < bins + 2 * h; i++) {
         int k = i - h;
         k = k < 0 ? 0 : (k >= bins ? bins - 1 : k);
-        padded[i] = power[k] > threshold * noise[k] ? 1.0f : 0.0f;
+        padded[i] = power[k] > scale * thresholds[k] * noise[k] ? 1.0f : 0.0f;
     }
     float sum = 0;
     for (int i = 0; i <= h; i++) sum += padded[i];

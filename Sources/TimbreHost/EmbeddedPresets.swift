@@ -151,11 +151,12 @@ package enum EmbeddedPresets {
 {
   "version": 1,
   "name": "Podcast clean",
-  "description": "podcast-voice with clean-up in front: rumble cut at 80 Hz, mains hum removed (50 or 60 Hz, found), spectral noise reduction, then podcast-voice's EQ, de-esser, leveller and -1 dBTP limiter; use with --normalize -16. Clean-up comes first: the hum canceller and the denoiser's noise estimate need the noise as recorded, before a compressor lifts it in the pauses and an EQ colours it.",
+  "description": "podcast-voice with clean-up in front: rumble cut at 80 Hz, mains hum removed (50 or 60 Hz, found), spectral noise reduction, popped p and b turned down (deplosive), then podcast-voice's EQ, de-esser, leveller and -1 dBTP limiter; use with --normalize -16. Clean-up comes first: the hum canceller and the denoiser's noise estimate need the noise as recorded, before a compressor lifts it in the pauses and an EQ colours it; the de-plosive follows them (as scripts/plosive-study.py scores it) and comes before the EQ and leveller, which would otherwise lift and squash the blast.",
   "chain": [
     { "type": "highpass", "id": "hpf", "frequency": 80, "slope": 24 },
     { "type": "dehum", "id": "hum" },
     { "type": "denoise", "id": "denoise" },
+    { "type": "deplosive", "id": "pops" },
     {
       "type": "eq", "id": "eq",
       "bands": [
@@ -339,11 +340,16 @@ package enum EmbeddedPresets {
 {
   "version": 1,
   "name": "Voice clean-up",
-  "description": "Noise and hum taken out of speech, nothing else: rumble below 70 Hz, mains hum (50 or 60 Hz, found; 8 harmonics), then the spectral denoiser with its noise tracked. Put it in front of a voice chain, or use podcast-clean.",
+  "description": "Noise and hum taken out of speech, nothing else: mains hum (50 or 60 Hz, found; 8 harmonics), then the spectral denoiser with its noise tracked (which also turns rumble below 60 Hz fully down). Put it in front of a voice chain, or use podcast-clean.",
   "chain": [
-    { "type": "highpass", "id": "rumble", "frequency": 70, "slope": 12 },
-    { "type": "dehum", "id": "hum" },
-    { "type": "denoise", "id": "denoise" }
+    {
+      "type": "dehum",
+      "id": "hum"
+    },
+    {
+      "type": "denoise",
+      "id": "denoise"
+    }
   ]
 }
 """#),
@@ -468,7 +474,8 @@ package enum EmbeddedPresets {
             "crossover",
             "drivers",
             "matrix",
-            "loudnessCompensation"
+            "loudnessCompensation",
+            "deplosive"
           ]
         }
       },
@@ -565,6 +572,9 @@ package enum EmbeddedPresets {
         },
         {
           "$ref": "#/$defs/loudnessCompensationNode"
+        },
+        {
+          "$ref": "#/$defs/deplosiveNode"
         }
       ]
     },
@@ -2707,7 +2717,7 @@ package enum EmbeddedPresets {
     },
     "denoiseNode": {
       "additionalProperties": false,
-      "description": "Spectral noise reduction for speech: 1,024-point square-root Hann frames at 44.1/48 kHz (the power of two at or above 20 ms), hop a quarter; noise power tracked by minimum statistics (Martin 2001) or learned (profile: a file timbre noise-profile writes, or {frequencies, levels}); gains by the MMSE log-spectral amplitude rule with the decision-directed a-priori SNR (Ephraim & Malah 1985), passed untouched where speech stands out (bins 3.85 times over the noise, smoothed over ±5 bins and ±4 hops: the gain is P + (1 - P)·G²). reduction is the most any bin is turned down (the residual-noise floor), sensitivity raises (+) or lowers the noise estimate, adaptive false keeps a profile fixed. Latency one window and four hops of look-ahead (42.7 ms at 48 kHz), reported. Reduction and sensitivity move live.",
+      "description": "Spectral noise reduction for speech: 1,024-point square-root Hann frames at 44.1/48 kHz (the power of two at or above 20 ms), hop a quarter; noise power tracked by minimum statistics (Martin 2001) or learned (profile: a file timbre noise-profile writes, or {frequencies, levels, thresholds}); gains by the MMSE log-spectral amplitude rule with the decision-directed a-priori SNR (Ephraim & Malah 1985), passed untouched where speech stands out (bins 3.85 times over the noise, or over a profile's thresholds for noise that fluctuates more, such as babble; smoothed over ±5 bins and ±4 hops: the gain is P + (1 - P)·G²). reduction is the most any bin is turned down (the residual-noise floor), sensitivity raises (+) or lowers the noise estimate, lowCut turns bins centred below it fully down (rumble; 0 for none), adaptive false keeps a profile fixed. Latency one window and four hops of look-ahead (42.7 ms at 48 kHz), reported. Reduction and sensitivity move live.",
       "properties": {
         "adaptive": {
           "type": "boolean"
@@ -2744,6 +2754,13 @@ package enum EmbeddedPresets {
         },
         "type": {
           "const": "denoise"
+        },
+        "lowCut": {
+          "default": 60,
+          "description": "Hz",
+          "maximum": 200,
+          "minimum": 0,
+          "type": "number"
         }
       },
       "type": "object"
@@ -3033,6 +3050,43 @@ package enum EmbeddedPresets {
           "maximum": 0,
           "minimum": -70,
           "type": "number"
+        }
+      },
+      "type": "object"
+    },
+    "deplosiveNode": {
+      "additionalProperties": false,
+      "description": "De-plosive for popped p and b: the band under frequency (measured through a 4th-order Butterworth low-pass, one detector for all channels, 5 ms power) may stand at most rise dB over its own power over the last 300 ms; a blast coming out of near-silence is turned down by the excess at once by two low shelves at frequency, and the gain comes back with release. Steady low sound passes unchanged; with nothing turned down the output is the input. No latency.",
+      "properties": {
+        "bypass": {
+          "type": "boolean"
+        },
+        "frequency": {
+          "default": 300,
+          "description": "Hz",
+          "maximum": 1000,
+          "minimum": 60,
+          "type": "number"
+        },
+        "id": {
+          "type": "string"
+        },
+        "release": {
+          "default": 50,
+          "description": "ms",
+          "maximum": 1000,
+          "minimum": 5,
+          "type": "number"
+        },
+        "rise": {
+          "default": 12,
+          "description": "dB",
+          "maximum": 40,
+          "minimum": 3,
+          "type": "number"
+        },
+        "type": {
+          "const": "deplosive"
         }
       },
       "type": "object"

@@ -24,9 +24,9 @@ public enum EveryNodePresets {
       {"type": "matrix", "id": "mtx", "outputs": 2, "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "gain": -1}, {"from": 0, "to": 1, "gain": -20, "invert": true}]}
     """
 
-    /// The voice clean-up kinds (#39), as chain entries: hum remover and denoiser.
+    /// The voice clean-up kinds (#39), as chain entries: hum remover, denoiser, de-plosive.
     public static let voiceNodes = """
-      {"type": "dehum", "id": "hum"}, {"type": "denoise", "id": "dn", "reduction": 24}
+      {"type": "dehum", "id": "hum"}, {"type": "denoise", "id": "dn", "reduction": 24}, {"type": "deplosive", "id": "pop"}
     """
 
     /// A chain with every chain node type (analysis nodes included).

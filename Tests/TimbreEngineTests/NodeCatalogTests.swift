@@ -45,12 +45,13 @@ import TimbreTestSupport
         "reverb": #"{"type": "reverb", "room": "plate", "decay": 2.5, "lowMultiplier": 1.4, "highMultiplier": 0.4, "lowCrossover": 300, "highCrossover": 5000, "predelay": 20, "size": 0.8, "diffusion": 90, "early": -12, "width": 150, "modulation": 30, "freeze": true, "mix": 35}"#,
         "ringmod": #"{"type": "ringmod", "frequency": 300, "shape": "triangle", "mix": 80}"#,
         "dehum": #"{"type": "dehum", "mains": "60", "harmonics": 12, "width": 2}"#,
+        "deplosive": #"{"type": "deplosive", "frequency": 250, "rise": 9, "release": 80}"#,
         "crossfeed": #"{"type": "crossfeed", "frequency": 650, "feed": 9.5}"#,
         "loudnessCompensation": #"{"type": "loudnessCompensation", "reference": 75, "volume": -12.5}"#,
         "crossover": #"{"type": "crossover", "frequencies": [200, 2500], "alignment": "butterworth", "order": 3}"#,
         "matrix": #"{"type": "matrix", "outputs": 3, "labels": ["L", "R", "C"], "routes": [{"from": 0, "to": 0}, {"from": 1, "to": 1, "invert": true}, {"from": 0, "to": 2, "gain": -3, "mute": true}]}"#,
         "drivers": #"{"type": "drivers", "outputs": [{"label": "woofer", "limit": -3}, {"label": "tweeter", "delayMm": 25.4, "gain": -4.5, "invert": true}], "speedOfSound": 345}"#,
-        "denoise": #"{"type": "denoise", "reduction": 24, "sensitivity": -2, "adaptive": false, "profile": {"frequencies": [0, 1000, 24000], "levels": [-60, -70, -90]}}"#,
+        "denoise": #"{"type": "denoise", "reduction": 24, "sensitivity": -2, "lowCut": 40, "adaptive": false, "profile": {"frequencies": [0, 1000, 24000], "levels": [-60, -70, -90], "thresholds": [5.85, 7.5, 6]}}"#,
         "stereo": #"{"type": "stereo", "width": 150, "midGain": -2, "sideGain": 1.5, "balance": -0.25, "swap": true, "invertLeft": true, "invertRight": false, "mono": true}"#,
     ]
 

@@ -206,13 +206,13 @@ import TimbreTestSupport
                                    signal: [Self.noise(n, seed: 13), Self.noise(n, seed: 14)])
     }
 
-    /// Voice clean-up live: `dehum` and `denoise` (its latency, a window and four hops of
+    /// Voice clean-up live: `dehum`, `denoise` and `deplosive` (the denoiser's latency, a window and four hops of
     /// look-ahead, in the stream and in `status`) on noise with 50 Hz hum, on a server of their own: the every-effect chain above
     /// already loads a period of a 2-core machine (with them in it, CI once saw an xrun).
     @Test func voiceCleanupLiveEqualOffline() throws {
         let n = 96000
         let hum = (0..<n).map { Float(0.05 * sin(2 * Double.pi * 50 * Double($0) / Self.rate)) }
-        let status = try Self.liveEqualsOffline(chain: EveryNodePresets.voiceNodes, name: "tv", label: "dehum + denoise",
+        let status = try Self.liveEqualsOffline(chain: EveryNodePresets.voiceNodes, name: "tv", label: "dehum + denoise + deplosive",
                                                 signal: [zip(Self.noise(n, seed: 15), hum).map(+), zip(Self.noise(n, seed: 16), hum).map(+)])
         #expect(status["latencyFrames"] as? Int == 2048, "the denoiser's window and look-ahead: \(status)")
     }

@@ -108,6 +108,7 @@ let moreNodes: [(String, String)] = [
     ("reverb (medium hall)", #"{"type": "reverb", "room": "medium-hall"}"#),
     ("denoise (1,024-point STFT, tracked noise)", #"{"type": "denoise"}"#),
     ("dehum (50 Hz, 8 harmonics)", #"{"type": "dehum", "mains": "50"}"#),
+    ("deplosive (300 Hz split)", #"{"type": "deplosive"}"#),
     ("crossfeed (700 Hz, 4.5 dB)", #"{"type": "crossfeed"}"#),
     ("loudnessCompensation (80 phon, -30 dB)", #"{"type": "loudnessCompensation", "volume": -30}"#),
     ("crossover (LR4, 3 bands; cost per input channel)", #"{"type": "crossover", "frequencies": [250, 2500], "order": 4}"#),

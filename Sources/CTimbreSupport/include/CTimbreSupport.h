@@ -138,6 +138,8 @@ void timbre_modulated_voice_portable(const float *ring, int64_t mask, int64_t t0
 /// are the channel's state, with `*subwindowFill` frames into the running sub-window; all
 /// updated in place. `gain` receives the gains. `table` holds exp(E1(v)/2) filled by
 /// `timbre_denoise_fill_table`; `track` 1 lets the noise estimate follow the input, 0 keeps it.
+/// `noiseScales` multiplies each bin's noise in the gain rule (a learned profile's allowance for
+/// noise that fluctuates more than Gaussian noise; 1 otherwise).
 typedef struct {
     float decisionDirected;   ///< α of the a-priori SNR (Ephraim & Malah), e.g. 0.98
     float powerSmoothing;     ///< the most smoothing of the power per frame (minimum statistics)
@@ -153,14 +155,14 @@ typedef struct {
 #define TIMBRE_DENOISE_TABLE_SIZE 1201
 void timbre_denoise_fill_table(float *table);
 void timbre_denoise_frame(const float *power, float *noise, float *clean, float *smoothed, float *minima, int *subwindowFill,
-                          float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, int track);
+                          float *gain, int bins, const float *table, const TimbreDenoiseRule *rule, const float *noiseScales, int track);
 /// Half-width, in bins, of the triangle that smooths the speech-presence row across frequency.
 #define TIMBRE_DENOISE_PRESENCE_BINS 5
-/// One frame's speech-presence row: 1 where |Y|² exceeds `threshold` × the noise power, 0
-/// elsewhere, smoothed across frequency by a triangle of half-width
+/// One frame's speech-presence row: 1 where |Y|² exceeds `scale` × `thresholds[k]` × the noise
+/// power, 0 elsewhere, smoothed across frequency by a triangle of half-width
 /// `TIMBRE_DENOISE_PRESENCE_BINS` (weights summing to 1). `scratch` holds
 /// 2 × bins + 3 × `TIMBRE_DENOISE_PRESENCE_BINS` floats. No allocation, no locks.
-void timbre_denoise_presence(const float *power, const float *noise, float threshold, float *row, int bins, float *scratch);
+void timbre_denoise_presence(const float *power, const float *noise, const float *thresholds, float scale, float *row, int bins, float *scratch);
 
 /// The hum remover's state (TimbreDSP's `HumRemover` documents the design): up to two mains
 /// families (50 and 60 Hz while the mains is being found), `harmonics` each, one adaptive

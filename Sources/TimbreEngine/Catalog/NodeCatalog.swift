@@ -35,6 +35,7 @@ package enum NodeCatalog {
         DriversNode.self,
         MatrixNode.self,
         LoudnessCompensationNode.self,
+        DeplosiveNode.self,
     ]
 
     /// Every JSON `type` name, in catalog order.
