@@ -46,4 +46,19 @@ extension Signals {
             start += k
         }
     }
+
+    /// Planar `channels` after `body` has processed them in place, in blocks whose sizes cycle
+    /// through `blocks` (the last one shorter): `body(pointers, frameCount)`.
+    public static func processed(_ channels: [[Float]], blocks: [Int],
+                                 _ body: (UnsafePointer<UnsafeMutablePointer<Float>>, Int) -> Void) -> [[Float]] {
+        let buffer = PlanarBuffer(channels: channels)
+        let n = channels.first?.count ?? 0
+        var start = 0, k = 0
+        while start < n {
+            let count = min(blocks[k % blocks.count], n - start)
+            buffer.withChannelPointers(from: start) { body($0, count) }
+            start += count; k += 1
+        }
+        return buffer.channels
+    }
 }

@@ -14,14 +14,7 @@ import TimbreTestSignals
     static let speechTones = [73.0, 87, 133, 171, 217, 263, 281]
 
     static func run(_ h: borrowing HumRemover, _ x: [Float], blocks: [Int] = [256]) -> [Float] {
-        let buffer = PlanarBuffer(channels: [x])
-        var start = 0, k = 0
-        while start < x.count {
-            let n = min(blocks[k % blocks.count], x.count - start)
-            buffer.withChannelPointers(from: start) { h.process($0, frameCount: n) }
-            start += n; k += 1
-        }
-        return buffer.channels[0]
+        Signals.processed([x], blocks: blocks) { h.process($0, frameCount: $1) }[0]
     }
 
     /// A sine's amplitude at `hz` in `x[from...]` (Hann window, so neighbours 10 Hz off leak less than −100 dB).

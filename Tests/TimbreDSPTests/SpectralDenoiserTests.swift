@@ -14,14 +14,7 @@ import TimbreTestSignals
 /// are `VoiceCleanupScoreTests`.
 @Suite struct SpectralDenoiserTests {
     static func run(_ d: borrowing SpectralDenoiser, _ x: [[Float]], blocks: [Int] = [512]) -> [[Float]] {
-        let buffer = PlanarBuffer(channels: x)
-        var start = 0, k = 0
-        while start < x[0].count {
-            let n = min(blocks[k % blocks.count], x[0].count - start)
-            buffer.withChannelPointers(from: start) { d.process($0, frameCount: n) }
-            start += n; k += 1
-        }
-        return buffer.channels
+        Signals.processed(x, blocks: blocks) { d.process($0, frameCount: $1) }
     }
 
     static func rms(_ x: ArraySlice<Float>) -> Double { (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot() }
